@@ -249,7 +249,7 @@ def _server_cpu() -> float:
     cstime of ``/proc/<pid>/stat``), read once it has no child left to reap: it answers
     before it reaps the child that answered, whose time it counts only then (a sleep
     here costs no CPU time). 0 where no server runs, or without ``/proc``."""
-    from pytest_jsonmatch.engine.agents import bfcl_isolation
+    from pytest_jsonmatch.engine.bfcl import bfcl_isolation
 
     process = bfcl_isolation._SERVER._process
     if process is None or not _PROC:
@@ -291,7 +291,7 @@ def _end_of_run() -> None:
     """Without ``/proc`` the server's time is counted only when it ends: it is closed (and
     started again, its start timed, by the next run)."""
     if not _PROC:
-        from pytest_jsonmatch.engine.agents import bfcl_isolation
+        from pytest_jsonmatch.engine.bfcl import bfcl_isolation
 
         bfcl_isolation._SERVER.close()
 
@@ -430,8 +430,8 @@ def _scoring_pass(work: dict[str, list], ours_first: bool) -> _Totals:
     """One run of the scoring after execution: every check's turns executed (not timed), and
     after each, both sides' judging of the same instances timed in CPU time. ``ours_same``:
     our time on the turns BFCL's checker judges too (up to the entry's first failure)."""
-    from pytest_jsonmatch.engine.agents import bfcl_multi_turn as ours_module
-    from pytest_jsonmatch.engine.agents.bfcl_execution import BfclEnvironment
+    from pytest_jsonmatch.engine.bfcl import bfcl_multi_turn as ours_module
+    from pytest_jsonmatch.engine.bfcl.bfcl_execution import BfclEnvironment
 
     totals = _Totals()
     gc.collect()
@@ -481,8 +481,8 @@ def _time_turn(
     )
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response
 
-    from pytest_jsonmatch.engine.agents import bfcl_multi_turn as ours_module
-    from pytest_jsonmatch.engine.agents.bfcl_turn_checks import JudgedTurns, TurnChecks
+    from pytest_jsonmatch.engine.bfcl import bfcl_multi_turn as ours_module
+    from pytest_jsonmatch.engine.bfcl.bfcl_turn_checks import JudgedTurns, TurnChecks
 
     index, last, steps, calls, model_results, expected, so_far, records = turn
     entry_id, classes, config, long_context, sides, model, truth = entry_parts

@@ -5,7 +5,7 @@ output that tests/helpers/bfcl_multi_turn_entries.py makes, through BFCL's own
 kind, how many were checked, how many BFCL found valid, and how many verdicts (valid or not,
 and BFCL's error type) differ; the entries left out (an environment that does not import
 here) are counted. The test suite runs the same set with each turn compared too
-(tests/engine/agents/test_bfcl_multi_turn.py); this is the verdicts alone, run by hand:
+(tests/engine/bfcl/test_bfcl_multi_turn.py); this is the verdicts alone, run by hand:
 
     python benchmarks/bfcl_multi_turn_full.py
 
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pytest_jsonmatch import bfcl_multi_turn_verdict  # noqa: E402
-from pytest_jsonmatch.engine.agents import bfcl_isolation  # noqa: E402
+from pytest_jsonmatch.engine.bfcl import bfcl_isolation  # noqa: E402
 from tests.helpers.bfcl_multi_turn_entries import (  # noqa: E402
     CATEGORIES,
     KINDS,

@@ -29,9 +29,9 @@ _API = {
     "TruncatedError": ".engine.core.errors",
     "Truncation": ".engine.core.cut_off",
     "evaluate_records": ".engine.match",
-    "BfclVerdict": ".engine.tool_calls",
-    "bfcl_verdict": ".engine.tool_calls",
-    "BfclChecker": ".engine.tool_calls",
+    "BfclVerdict": ".engine.bfcl.bfcl_checker",
+    "bfcl_verdict": ".engine.bfcl.bfcl_checker",
+    "BfclChecker": ".engine.bfcl.bfcl_checker",
     "match_json": ".engine.match",
     "match_reply": ".engine.agents",
     "match_run": ".engine.agents",
@@ -74,9 +74,9 @@ _API = {
     "match_state": ".engine.agents",
     "match_turn_states": ".engine.agents",
     "TurnStates": ".engine.agents",
-    "bfcl_multi_turn_verdict": ".engine.agents",
-    "BfclMultiTurnVerdict": ".engine.agents",
-    "BfclTurn": ".engine.agents",
+    "bfcl_multi_turn_verdict": ".engine.bfcl.bfcl_multi_turn",
+    "BfclMultiTurnVerdict": ".engine.bfcl.bfcl_multi_turn",
+    "BfclTurn": ".engine.bfcl.bfcl_multi_turn",
 }
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
@@ -87,15 +87,18 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .dataset.sketch import SchemaSketch as SchemaSketch
 
     # end states and BFCL's multi-turn verdict
-    from .engine.agents import BfclMultiTurnVerdict as BfclMultiTurnVerdict
-    from .engine.agents import BfclTurn as BfclTurn
     from .engine.agents import TurnStates as TurnStates
-    from .engine.agents import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
     from .engine.agents import match_reply as match_reply
     from .engine.agents import match_run as match_run
     from .engine.agents import match_state as match_state
     from .engine.agents import match_turn_states as match_turn_states
     from .engine.agents import read_state as read_state
+    from .engine.bfcl.bfcl_checker import BfclChecker as BfclChecker
+    from .engine.bfcl.bfcl_checker import BfclVerdict as BfclVerdict
+    from .engine.bfcl.bfcl_checker import bfcl_verdict as bfcl_verdict
+    from .engine.bfcl.bfcl_multi_turn import BfclMultiTurnVerdict as BfclMultiTurnVerdict
+    from .engine.bfcl.bfcl_multi_turn import BfclTurn as BfclTurn
+    from .engine.bfcl.bfcl_multi_turn import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
     from .engine.comparing.registry import BatchItem as BatchItem
     from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import CaseFileError as CaseFileError
@@ -140,9 +143,6 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.schemas.eval_schema import annotate_schema as annotate_schema
     from .engine.schemas.eval_schema import infer_schema as infer_schema
     from .engine.schemas.eval_schema import validate_gold as validate_gold
-    from .engine.tool_calls import BfclChecker as BfclChecker
-    from .engine.tool_calls import BfclVerdict as BfclVerdict
-    from .engine.tool_calls import bfcl_verdict as bfcl_verdict
     from .reporting.run_model.aggregate import Aggregates as Aggregates
     from .session.assertion import assert_json_match as assert_json_match
 

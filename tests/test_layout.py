@@ -330,16 +330,25 @@ def test_engine_stages_import_only_the_stages_below_them():
     assert wrong == []
 
 
-def test_the_agents_package_sits_above_the_engine_entry():
-    # engine/agents/ scores through Entry (entry.py), so it stands above every stage and the
-    # engine's root modules: it may import them all, and nothing else of the engine imports it
+# The packages above the engine's one way in (entry.py), each above the ones before it: they
+# may import every stage, the engine's root modules and the packages before them here;
+# nothing below imports them (bfcl: BFCL's verdicts, whose multi-turn one reads states with
+# agents' state reading; the tool_calls metric names bfcl/bfcl_pairs.py as text)
+ABOVE_ENTRY = ("agents", "bfcl")
+
+
+def test_the_agents_and_bfcl_packages_sit_above_the_engine_entry():
     wrong = []
     for module, targets in GRAPH.items():
-        if _stage(module, 1) != "engine" or _stage(module, 2) == "agents":
+        stage = _stage(module, 2)
+        if _stage(module, 1) != "engine":
             continue
+        below = ABOVE_ENTRY[: ABOVE_ENTRY.index(stage)] if stage in ABOVE_ENTRY else ()
         for target in _without_parents(module, targets):
-            if _stage(target, 1) == "engine" and _stage(target, 2) == "agents":
-                wrong.append(f"{module} imports {target}")
+            other = _stage(target, 2)
+            if _stage(target, 1) == "engine" and other in ABOVE_ENTRY and other != stage:
+                if other not in below:
+                    wrong.append(f"{module} imports {target}")
     assert wrong == []
 
 

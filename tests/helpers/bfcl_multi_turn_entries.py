@@ -1,6 +1,6 @@
 """BFCL's multi-turn entries (from the installed ``bfcl-eval``), model outputs made from their
 ground truth, and BFCL's own ``multi_turn_checker`` run on them. Shared by the differential
-test (tests/engine/agents/test_bfcl_multi_turn.py) and the full run
+test (tests/engine/bfcl/test_bfcl_multi_turn.py) and the full run
 (benchmarks/bfcl_multi_turn_full.py).
 
 A model output is a list per turn of steps, each a list of call texts. Every kind is made

@@ -5,7 +5,8 @@ environment was left in, a run of several turns; its messages read by
 ``reading/agent_messages.py``) and the expected side; gives one
 :class:`~..results.field_results.MatchResult` with one field table, each part scored by the
 engine's own metrics through :class:`~..entry.Entry`. May import every engine stage and the
-engine's root modules (``entry.py``, ``match.py``); no other part of the engine imports it.
+engine's root modules (``entry.py``, ``match.py``); no other part of the engine imports it
+but ``bfcl``, whose multi-turn verdict reads states with ``state_reading.py``.
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
@@ -14,11 +15,6 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 | run_scoring.py       | ``match_run``: a run's answer, trajectory and end state, one table   |
 | state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
-| bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
-| bfcl_turn_checks.py  | a BFCL entry's turns judged: states by ``!=``, results; reading later |
-| bfcl_multi_turn.py   | ``bfcl_multi_turn_verdict``: BFCL's verdict, per-turn credit, fields |
-| bfcl_isolation.py    | an entry executed in a child process, never here; calls past time   |
-| bfcl_fork_server.py  | the fork server: a child per entry, no network, bounded time, memory |
 
 Callers outside the package import the names below from here, each loaded on first use
 (PEP 562), so that a command that never scores an agent never imports this package's modules.
@@ -39,14 +35,11 @@ _FACE: dict[str, str] = {
     "run_json": "agent_run",
     "run_parts": "agent_run",
     "match_run": "run_scoring",
-    # end states and BFCL's multi-turn verdict
+    # end states
     "read_state": "state_reading",
     "match_state": "end_states",
     "match_turn_states": "end_states",
     "TurnStates": "end_states",
-    "bfcl_multi_turn_verdict": "bfcl_multi_turn",
-    "BfclMultiTurnVerdict": "bfcl_multi_turn",
-    "BfclTurn": "bfcl_multi_turn",
 }
 
 if TYPE_CHECKING:
@@ -54,10 +47,7 @@ if TYPE_CHECKING:
     from .agent_run import run_json as run_json
     from .agent_run import run_parts as run_parts
 
-    # end states and BFCL's multi-turn verdict
-    from .bfcl_multi_turn import BfclMultiTurnVerdict as BfclMultiTurnVerdict
-    from .bfcl_multi_turn import BfclTurn as BfclTurn
-    from .bfcl_multi_turn import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
+    # end states
     from .end_states import TurnStates as TurnStates
     from .end_states import match_state as match_state
     from .end_states import match_turn_states as match_turn_states

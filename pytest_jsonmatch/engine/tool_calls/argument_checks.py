@@ -9,16 +9,38 @@ require it (then it matches: leaving it out was right); required by the tool and
 neither side is an omission. A call of another function than expected has its name
 mismatched, the expected arguments omitted and its own arguments hallucinated.
 
-(BFCL's rules, which differ in strings, types and conversions, are in ``bfcl_rules.py``.)
+(BFCL's rules, which differ in strings, types and conversions: ``bfcl/bfcl_rules.py``.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from ..core.values import MISSING, JsonValue, MaybeJson, json_equal, json_type
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
-from .bfcl_rules import CallCheck, FieldVerdict
+
+
+class FieldVerdict(NamedTuple):
+    """One field of a call (under the metric's rules or BFCL's): ``argument`` (None: the function's name),
+    its status (match, mismatch, omission, hallucination), the expected and given values,
+    and why."""
+
+    argument: str | None
+    status: str
+    expected: MaybeJson | Sequence[JsonValue]  # (an argument's acceptable values)
+    actual: MaybeJson
+    reason: str
+
+
+class CallCheck(NamedTuple):
+    """A call checked: each field's verdict, whether the call is valid (every field
+    matches), and the first failure's reason (BFCL's error) when it is not."""
+
+    fields: tuple[FieldVerdict, ...]
+    valid: bool
+    error: str
+
 
 # declared type names (JSON Schema's, and BFCL's Python ones) -> the JSON type they take;
 # None: any value

@@ -11,15 +11,16 @@ left unpaired is an omission (expected) or a hallucination (actual), its name an
 argument. The score is F1 over the fields, precision and recall as ``field_f1`` counts them.
 
 ``rules="bfcl"`` applies the Berkeley Function Calling Leaderboard's AST checker's rules
-instead (bfcl_rules.py), its pairing set by the ``category`` (parallel calls
+instead (bfcl/bfcl_rules.py), its pairing set by the ``category`` (parallel calls
 matched greedily in the expected order, as the checker does), so that a comparison scores
-1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` (bfcl_checker.py) gives
+1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` (bfcl/bfcl_checker.py) gives
 that verdict for a BFCL entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from importlib import import_module
 from typing import NamedTuple
 
 from ..comparing.registry import Registry
@@ -30,31 +31,18 @@ from ..core.values import MISSING, JsonObject, JsonValue
 from ..metrics.base import Metric, option_choice, type_policy
 from ..reading.agent_messages import ToolCall, read_calls
 from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
-from .argument_checks import check_arguments
-from .bfcl_rules import (
-    LANGUAGES,
-    PARALLEL_PAIRS,
-    BfclRaises,
-    CallCheck,
-    FieldVerdict,
-    check_call,
-    parallel_within_budget,
-)
+from .argument_checks import CallCheck, FieldVerdict, check_arguments
 from .expected_calls import ExpectedCall, ExpectedCalls, ToolDoc, read_expected_calls, read_tools
 
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")
+LANGUAGES = ("python", "java", "javascript")
+# BFCL's rules are the bfcl package's, above the engine's entry: named as text, as
+# metrics/__init__.py names this module, and loaded when rules="bfcl" is first asked for
+BFCL_RULES = "..bfcl.bfcl_checker"
 _OPTIONS = frozenset(
     {"order", "rules", "language", "category", "tools", "underscore_to_dot", "truncated"}
 )
-
-
-class BfclVerdict(NamedTuple):
-    """BFCL's verdict on a model's calls: ``valid``, and when not, why (the first failure
-    the leaderboard's checker would name, in this project's words)."""
-
-    valid: bool
-    error: str
 
 
 class ToolCallSettings(NamedTuple):
@@ -125,7 +113,7 @@ def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
 # -- pairing and fields --------------------------------------------------------------------
 
 
-class _Pair(NamedTuple):
+class CallPair(NamedTuple):
     expected: int | None
     actual: int | None
     check: CallCheck | None
@@ -139,7 +127,7 @@ def score_fields(
     calls = read_calls(actual)
     tools = wanted.tools if wanted.tools is not None else settings.tools
     if settings.rules == "bfcl":
-        pairs, _ = _bfcl_pairs(wanted, calls, tools, settings)
+        pairs, _ = import_module(BFCL_RULES, __package__).bfcl_pairs(wanted, calls, tools, settings)
         comparator = "bfcl"
     else:
         pairs = _pairs(wanted, calls, tools, settings.order)
@@ -170,7 +158,7 @@ def _default_check(
 
 def _pairs(
     wanted: ExpectedCalls, calls: list[ToolCall], tools: Sequence[ToolDoc] | None, order: str
-) -> list[_Pair]:
+) -> list[CallPair]:
     expected = wanted.calls
     if not expected or not calls:
         paired = []
@@ -178,8 +166,8 @@ def _pairs(
         paired = list(zip(range(len(expected)), range(len(calls))))
     else:
         paired = _best_pairs(expected, calls, tools)
-    pairs = [_Pair(e, a, _default_check(expected[e], calls[a], tools)) for e, a in paired]
-    return _with_unpaired(pairs, len(expected), len(calls))
+    pairs = [CallPair(e, a, _default_check(expected[e], calls[a], tools)) for e, a in paired]
+    return with_unpaired(pairs, len(expected), len(calls))
 
 
 def _best_pairs(
@@ -281,12 +269,12 @@ def _pairs_by_name(
     return paired
 
 
-def _with_unpaired(pairs: list[_Pair], n_expected: int, n_actual: int) -> list[_Pair]:
+def with_unpaired(pairs: list[CallPair], n_expected: int, n_actual: int) -> list[CallPair]:
     seen_e = {p.expected for p in pairs}
     seen_a = {p.actual for p in pairs}
     pairs = sorted(pairs, key=lambda p: p.expected if p.expected is not None else -1)
-    pairs += [_Pair(i, None, None) for i in range(n_expected) if i not in seen_e]
-    pairs += [_Pair(None, j, None) for j in range(n_actual) if j not in seen_a]
+    pairs += [CallPair(i, None, None) for i in range(n_expected) if i not in seen_e]
+    pairs += [CallPair(None, j, None) for j in range(n_actual) if j not in seen_a]
     return pairs
 
 
@@ -308,7 +296,7 @@ def _prefixes(names: Sequence[str]) -> list[str]:
 
 
 def _field_results(
-    expected: Sequence[ExpectedCall], calls: list[ToolCall], pairs: list[_Pair], comparator: str
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], pairs: list[CallPair], comparator: str
 ) -> list[FieldResult]:
     e_paths = _prefixes([want.name for want in expected])
     a_paths = _prefixes([call.name for call in calls])
@@ -330,7 +318,7 @@ def _field_results(
 def _unpaired_results(
     expected: Sequence[ExpectedCall],
     calls: list[ToolCall],
-    pair: _Pair,
+    pair: CallPair,
     e_paths: list[str],
     a_paths: list[str],
     comparator: str,
@@ -357,7 +345,7 @@ def _unpaired_results(
     return _results(verdicts, prefix, name, None, comparator, where=where)
 
 
-def _pair_order(pair: _Pair) -> tuple[int, int]:
+def _pair_order(pair: CallPair) -> tuple[int, int]:
     if pair.expected is not None:
         return (0, pair.expected)
     return (1, pair.actual if pair.actual is not None else 0)
@@ -405,149 +393,6 @@ def _results(
             )
         )
     return out
-
-
-# -- BFCL's verdict ------------------------------------------------------------------------
-
-
-def _bfcl_pairs(
-    wanted: ExpectedCalls,
-    calls: list[ToolCall],
-    tools: Sequence[ToolDoc] | None,
-    settings: ToolCallSettings,
-) -> tuple[list[_Pair], str]:
-    """The pairs BFCL's checker makes, each call's fields under its rules, and its error
-    ('' when valid); ConfigError where the checker raises."""
-    if tools is None:
-        raise ConfigError(
-            "rules='bfcl' needs the tools' function documents: give them beside the "
-            "expected calls ('tools' or 'function') or as the tools option"
-        )
-    docs = [tool.doc for tool in tools]
-    category = settings.category or ("parallel" if len(wanted.calls) > 1 else "multiple")
-    try:
-        return _bfcl_checked(wanted.calls, calls, docs, category, settings)
-    except BfclRaises as error:
-        raise ConfigError(f"BFCL's checker cannot check these calls: {error}") from None
-
-
-def _find_doc(docs: Sequence[JsonObject], name: str) -> JsonObject | None:
-    return next((doc for doc in docs if doc.get("name") == name), None)
-
-
-def _doc_of(docs: Sequence[JsonObject], want: ExpectedCall) -> JsonObject | None:
-    """The document of the function an expected call's possible answer names."""
-    return _find_doc(docs, next(iter(want.possible)))
-
-
-# one pair's check: (expected index, call index, the document, whether the checker reaches it)
-PairCheck = Callable[[int, int, "JsonObject | None", bool], CallCheck]
-
-
-def _bfcl_checked(
-    expected: Sequence[ExpectedCall],
-    calls: list[ToolCall],
-    docs: Sequence[JsonObject],
-    category: str,
-    settings: ToolCallSettings,
-) -> tuple[list[_Pair], str]:
-    check = _pair_check(expected, calls, settings.language, settings.underscore_to_dot)
-    n, m = len(expected), len(calls)
-    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
-    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
-    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
-        # (the count already fails it: the calls are shown beside the expected ones in order)
-        pairs = [
-            _Pair(e, a, check(e, a, _doc_of(docs, expected[e]), False))
-            for e, a in zip(range(n), range(m))
-        ]
-    elif "parallel" in category:
-        pairs, error = _parallel_pairs(check, expected, docs, m, error)
-    else:
-        pairs, error = _pairs_in_order(check, expected, docs, category, m, counted, error)
-    return _with_unpaired(pairs, n, m), error
-
-
-def _pair_check(
-    expected: Sequence[ExpectedCall], calls: list[ToolCall], language: str, dots: bool
-) -> PairCheck:
-    """The check of one pair under BFCL's rules; where the checker never reaches the pair
-    (``live`` false) and would raise on it, a field 'not checked' instead of the raise."""
-
-    def check(e: int, a: int, doc: JsonObject | None, live: bool) -> CallCheck:
-        want, call = expected[e], calls[a]
-        try:
-            return check_call(doc, call.name, call.arguments, want.possible, language, dots)
-        except BfclRaises:
-            if live:
-                raise
-            return CallCheck(
-                (FieldVerdict(None, "mismatch", want.name, call.name, "not checked"),),
-                False,
-                "not checked",
-            )
-
-    return check
-
-
-def _parallel_pairs(
-    check: PairCheck,
-    expected: Sequence[ExpectedCall],
-    docs: Sequence[JsonObject],
-    m: int,
-    error: str,
-) -> tuple[list[_Pair], str]:
-    """A parallel category's pairs as the checker makes them: each expected call, in order,
-    takes the first call not taken that is valid for it; then the expected calls left over
-    beside the calls left over, in order (to show why). The pairs, and the first error."""
-    n = len(expected)
-    parallel_within_budget(n, m)
-    pairs: list[_Pair] = []
-    taken: set[int] = set()
-    for e in range(n):
-        doc = _doc_of(docs, expected[e])
-        live = not error
-        found = None
-        for a in range(m):
-            if a in taken:
-                continue
-            result = check(e, a, doc, live)
-            if result.valid:
-                found = a
-                pairs.append(_Pair(e, a, result))
-                taken.add(a)
-                break
-        if found is None:
-            error = error or f"no call matches expected call {e} ({expected[e].name!r})"
-    left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
-    left_a = [a for a in range(m) if a not in taken]
-    for e, a in zip(left_e, left_a):
-        pairs.append(_Pair(e, a, check(e, a, _doc_of(docs, expected[e]), False)))
-    return pairs, error
-
-
-def _pairs_in_order(
-    check: PairCheck,
-    expected: Sequence[ExpectedCall],
-    docs: Sequence[JsonObject],
-    category: str,
-    m: int,
-    counted: bool,
-    error: str,
-) -> tuple[list[_Pair], str]:
-    """Any other category's pairs: the calls beside the expected ones in order (a multiple
-    category finds each call's document by name, else the first document is every call's);
-    the checker reaches only the first, and only when the count is right."""
-    pairs: list[_Pair] = []
-    for e, a in zip(range(len(expected)), range(m)):
-        if "multiple" in category:
-            doc = _doc_of(docs, expected[e])
-        else:
-            doc = docs[0] if docs else None
-        result = check(e, a, doc, counted and e == 0)
-        error = error or result.error
-        pairs.append(_Pair(e, a, result))
-    return pairs, error
 
 
 def decoded_form(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:

@@ -29,10 +29,10 @@ import pytest
 pytest.importorskip("bfcl_eval", reason="pip install --no-deps bfcl-eval")
 
 from pytest_jsonmatch import ConfigError, bfcl_multi_turn_verdict
-from pytest_jsonmatch.engine.agents import bfcl_execution
+from pytest_jsonmatch.engine.bfcl import bfcl_execution
 
 if TYPE_CHECKING:
-    from pytest_jsonmatch.engine.agents.bfcl_isolation import ForkServer
+    from pytest_jsonmatch.engine.bfcl.bfcl_isolation import ForkServer
 
 MATH = {"id": "multi_turn_base_math", "involved_classes": ["MathAPI"], "initial_config": {}}
 TWITTER = {
@@ -122,7 +122,7 @@ def http_server() -> Iterator[int]:
 
 @pytest.fixture(scope="module")
 def reaching_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
-    from pytest_jsonmatch.engine.agents.bfcl_isolation import ForkServer
+    from pytest_jsonmatch.engine.bfcl.bfcl_isolation import ForkServer
 
     root = tmp_path_factory.mktemp("reaching")
     (root / "bfcl_eval" / "constants").mkdir(parents=True)
@@ -137,7 +137,7 @@ def reaching_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkSe
 
 def _results(server: ForkServer, calls: list[str]) -> tuple[str, ...]:
     """The model's results of one turn of ``calls`` on the test's class, in a child."""
-    from pytest_jsonmatch.engine.agents.bfcl_isolation import judged_rows
+    from pytest_jsonmatch.engine.bfcl.bfcl_isolation import judged_rows
 
     entry = ("multi_turn_base_reach", ["GorillaFileSystem"], {}, False)
     rows, _ = judged_rows(entry, [[calls]], [["whoami()"]], server=server)
@@ -330,7 +330,7 @@ def test_a_call_past_its_time_is_recorded_as_an_error_and_the_rest_runs() -> Non
     done = subprocess.run(
         [sys.executable, "-c", _LONG_CALL], capture_output=True, text=True, timeout=30
     )
-    from pytest_jsonmatch.engine.agents.bfcl_fork_server import TIMED_OUT
+    from pytest_jsonmatch.engine.bfcl.bfcl_fork_server import TIMED_OUT
 
     assert done.returncode == 0, done.stderr[-2000:]
     problem, results, fields = json.loads(done.stdout)
@@ -351,7 +351,7 @@ def test_a_call_past_its_time_is_recorded_as_an_error_and_the_rest_runs() -> Non
 def test_more_calls_past_their_time_than_an_entry_may_have(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pytest_jsonmatch.engine.agents import bfcl_isolation
+    from pytest_jsonmatch.engine.bfcl import bfcl_isolation
 
     monkeypatch.setattr(bfcl_isolation, "MAX_TIMED_OUT_CALLS", 0)
     calls = ["absolute_value(number=-2)", "power(base=10, exponent=100000000)"]
@@ -364,7 +364,7 @@ def test_more_calls_past_their_time_than_an_entry_may_have(
 
 
 def test_what_ends_a_child_is_named() -> None:
-    from pytest_jsonmatch.engine.agents.bfcl_isolation import _ended as ended
+    from pytest_jsonmatch.engine.bfcl.bfcl_isolation import _ended as ended
 
     at = "turn 2, the ground truth's call 'ls()'"
     assert ended("e", signal.SIGXCPU, at) == (

@@ -1,9 +1,9 @@
-"""rules="bfcl" on BFCL's decoded form (tool_calls/bfcl_fast_pass.py) gives what the general path
+"""rules="bfcl" on BFCL's decoded form (bfcl/bfcl_fast_pass.py) gives what the general path
 gives, on any input: the same verdict, the same scores, the same exception.
 
 The fast path takes both sides as they are and hands anything it does not take (another
 form, a malformed document or possible answer, a value it cannot compare) to the general
-path (tool_calls/bfcl_rules.py, bfcl_entry.py). Here both are run on an entry, outputs and
+path (bfcl/bfcl_rules.py, bfcl_entry.py). Here both are run on an entry, outputs and
 malformed variants of each, in every pairing a category sets, and compared: the verdict
 (or the exception), and the score, precision and recall.
 """
@@ -16,7 +16,7 @@ import itertools
 import pytest
 
 from pytest_jsonmatch import BfclChecker, bfcl_verdict
-from pytest_jsonmatch.engine.tool_calls import bfcl_fast_pass as bfcl_fast
+from pytest_jsonmatch.engine.bfcl import bfcl_fast_pass as bfcl_fast
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "live_parallel_multiple", "simple_java")
 

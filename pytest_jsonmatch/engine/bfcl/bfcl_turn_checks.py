@@ -28,11 +28,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..agents.state_reading import read_apart, read_state_at
 from ..core.errors import ConfigError, JsonMatchError
 from ..core.paths import key_segment
 from ..core.values import MISSING
 from .bfcl_execution import BfclEnvironment, CallGate
-from .state_reading import read_apart, read_state_at
 
 
 @dataclass(frozen=True)

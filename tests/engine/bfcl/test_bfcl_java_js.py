@@ -21,7 +21,7 @@ from bfcl_eval.eval_checker.ast_eval.type_convertor.js_type_converter import (
     js_type_converter as js,
 )
 
-from pytest_jsonmatch.engine.tool_calls import Unconvertible, java_value, js_value
+from pytest_jsonmatch.engine.bfcl.bfcl_java_js import Unconvertible, java_value, js_value
 
 # the pieces BFCL's patterns look for, and some filler
 TOKENS = [

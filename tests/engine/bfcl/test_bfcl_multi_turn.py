@@ -32,7 +32,7 @@ from pytest_jsonmatch import (
     ConfigError,
     bfcl_multi_turn_verdict,
 )
-from pytest_jsonmatch.engine.agents.bfcl_execution import (
+from pytest_jsonmatch.engine.bfcl.bfcl_execution import (
     BfclEnvironment,
     environment_class,
 )

@@ -20,9 +20,9 @@ import pytest
 pytest.importorskip("bfcl_eval", reason="pip install --no-deps bfcl-eval")
 
 from pytest_jsonmatch import ConfigError, bfcl_multi_turn_verdict
-from pytest_jsonmatch.engine.agents import bfcl_turn_checks
-from pytest_jsonmatch.engine.agents.bfcl_execution import BfclEnvironment
-from pytest_jsonmatch.engine.agents.bfcl_turn_checks import JudgedTurns, TurnChecks
+from pytest_jsonmatch.engine.bfcl import bfcl_turn_checks
+from pytest_jsonmatch.engine.bfcl.bfcl_execution import BfclEnvironment
+from pytest_jsonmatch.engine.bfcl.bfcl_turn_checks import JudgedTurns, TurnChecks
 from pytest_jsonmatch.engine.core.paths import key_segment
 from pytest_jsonmatch.engine.core.values import MISSING
 from tests.helpers.bfcl_multi_turn_entries import (

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.end_states import placed, under
 from ..core.errors import ConfigError
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING
@@ -50,7 +51,6 @@ from .bfcl_turn_checks import (
     TurnRow,
     Unreadable,
 )
-from .end_states import placed, under
 
 # BFCL's error types, one per way a turn fails (its checker's and its runner's words)
 FORCE_TERMINATED = "multi_turn:force_terminated"

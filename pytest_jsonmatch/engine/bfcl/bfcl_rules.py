@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from ..core.values import MISSING, JsonValue, MaybeJson
+from ..core.values import MISSING, JsonValue
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
+from ..tool_calls.argument_checks import CallCheck, FieldVerdict
 from .bfcl_java_js import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
-
-LANGUAGES = ("python", "java", "javascript")
 
 PYTHON_TYPES: dict[str, type] = {
     "string": str,
@@ -65,27 +64,6 @@ Answers = Mapping[str, Sequence[JsonValue]]
 
 class BfclRaises(Exception):
     """BFCL's checker raises on this input instead of giving a verdict."""
-
-
-class FieldVerdict(NamedTuple):
-    """One field of a call under BFCL's rules: ``argument`` (None: the function's name),
-    its status (match, mismatch, omission, hallucination), the expected and given values,
-    and why."""
-
-    argument: str | None
-    status: str
-    expected: MaybeJson | Sequence[JsonValue]  # (an argument's acceptable values)
-    actual: MaybeJson
-    reason: str
-
-
-class CallCheck(NamedTuple):
-    """A call checked: each field's verdict, whether the call is valid (every field
-    matches), and the first failure's reason (BFCL's error) when it is not."""
-
-    fields: tuple[FieldVerdict, ...]
-    valid: bool
-    error: str
 
 
 def standardize(text: str) -> str:

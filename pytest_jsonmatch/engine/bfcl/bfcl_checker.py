@@ -17,11 +17,12 @@ call names), a value that is not plain JSON (a tuple, a set) neither converted n
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, cast
 
 from ..core.errors import ConfigError, JsonMatchError, ParseError
 from ..core.values import JsonObject
-from ..reading.agent_messages import CALL_FORM_KEYS, read_calls
+from ..reading.agent_messages import CALL_FORM_KEYS, ToolCall, read_calls
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
 from ..results.field_results import (
@@ -31,18 +32,34 @@ from ..results.field_results import (
     f_beta,
     precision_recall,
 )
-from . import bfcl_fast_pass
-from .bfcl_entry import Answers, EntryRules
-from .bfcl_rules import BfclRaises, calls_error
-from .expected_calls import read_expected_calls, read_tools
-from .metric import (
+from ..tool_calls.argument_checks import CallCheck, FieldVerdict
+from ..tool_calls.expected_calls import (
+    ExpectedCall,
+    ExpectedCalls,
+    ToolDoc,
+    read_expected_calls,
+    read_tools,
+)
+from ..tool_calls.metric import (
     TOOL_CALLS,
-    BfclVerdict,
+    CallPair,
     ToolCallSettings,
     decoded_form,
     read_settings,
     score_fields,
+    with_unpaired,
 )
+from . import bfcl_fast_pass
+from .bfcl_entry import Answers, EntryRules
+from .bfcl_rules import PARALLEL_PAIRS, BfclRaises, calls_error, check_call, parallel_within_budget
+
+
+class BfclVerdict(NamedTuple):
+    """BFCL's verdict on a model's calls: ``valid``, and when not, why (the first failure
+    the leaderboard's checker would name, in this project's words)."""
+
+    valid: bool
+    error: str
 
 
 class _Kind(NamedTuple):
@@ -425,3 +442,144 @@ def _general_error(
         )
     except BfclRaises as raised:
         raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+
+
+# -- the metric's rules="bfcl" (tool_calls/metric.py loads this module by name, BFCL_RULES) --
+def bfcl_pairs(
+    wanted: ExpectedCalls,
+    calls: list[ToolCall],
+    tools: Sequence[ToolDoc] | None,
+    settings: ToolCallSettings,
+) -> tuple[list[CallPair], str]:
+    """The pairs BFCL's checker makes, each call's fields under its rules, and its error
+    ('' when valid); ConfigError where the checker raises."""
+    if tools is None:
+        raise ConfigError(
+            "rules='bfcl' needs the tools' function documents: give them beside the "
+            "expected calls ('tools' or 'function') or as the tools option"
+        )
+    docs = [tool.doc for tool in tools]
+    category = settings.category or ("parallel" if len(wanted.calls) > 1 else "multiple")
+    try:
+        return _bfcl_checked(wanted.calls, calls, docs, category, settings)
+    except BfclRaises as error:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {error}") from None
+
+
+def _find_doc(docs: Sequence[JsonObject], name: str) -> JsonObject | None:
+    return next((doc for doc in docs if doc.get("name") == name), None)
+
+
+def _doc_of(docs: Sequence[JsonObject], want: ExpectedCall) -> JsonObject | None:
+    """The document of the function an expected call's possible answer names."""
+    return _find_doc(docs, next(iter(want.possible)))
+
+
+# one pair's check: (expected index, call index, the document, whether the checker reaches it)
+PairCheck = Callable[[int, int, "JsonObject | None", bool], CallCheck]
+
+
+def _bfcl_checked(
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    docs: Sequence[JsonObject],
+    category: str,
+    settings: ToolCallSettings,
+) -> tuple[list[CallPair], str]:
+    check = _pair_check(expected, calls, settings.language, settings.underscore_to_dot)
+    n, m = len(expected), len(calls)
+    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
+    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
+        # (the count already fails it: the calls are shown beside the expected ones in order)
+        pairs = [
+            CallPair(e, a, check(e, a, _doc_of(docs, expected[e]), False))
+            for e, a in zip(range(n), range(m))
+        ]
+    elif "parallel" in category:
+        pairs, error = _parallel_pairs(check, expected, docs, m, error)
+    else:
+        pairs, error = _pairs_in_order(check, expected, docs, category, m, counted, error)
+    return with_unpaired(pairs, n, m), error
+
+
+def _pair_check(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], language: str, dots: bool
+) -> PairCheck:
+    """The check of one pair under BFCL's rules; where the checker never reaches the pair
+    (``live`` false) and would raise on it, a field 'not checked' instead of the raise."""
+
+    def check(e: int, a: int, doc: JsonObject | None, live: bool) -> CallCheck:
+        want, call = expected[e], calls[a]
+        try:
+            return check_call(doc, call.name, call.arguments, want.possible, language, dots)
+        except BfclRaises:
+            if live:
+                raise
+            return CallCheck(
+                (FieldVerdict(None, "mismatch", want.name, call.name, "not checked"),),
+                False,
+                "not checked",
+            )
+
+    return check
+
+
+def _parallel_pairs(
+    check: PairCheck,
+    expected: Sequence[ExpectedCall],
+    docs: Sequence[JsonObject],
+    m: int,
+    error: str,
+) -> tuple[list[CallPair], str]:
+    """A parallel category's pairs as the checker makes them: each expected call, in order,
+    takes the first call not taken that is valid for it; then the expected calls left over
+    beside the calls left over, in order (to show why). The pairs, and the first error."""
+    n = len(expected)
+    parallel_within_budget(n, m)
+    pairs: list[CallPair] = []
+    taken: set[int] = set()
+    for e in range(n):
+        doc = _doc_of(docs, expected[e])
+        live = not error
+        found = None
+        for a in range(m):
+            if a in taken:
+                continue
+            result = check(e, a, doc, live)
+            if result.valid:
+                found = a
+                pairs.append(CallPair(e, a, result))
+                taken.add(a)
+                break
+        if found is None:
+            error = error or f"no call matches expected call {e} ({expected[e].name!r})"
+    left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
+    left_a = [a for a in range(m) if a not in taken]
+    for e, a in zip(left_e, left_a):
+        pairs.append(CallPair(e, a, check(e, a, _doc_of(docs, expected[e]), False)))
+    return pairs, error
+
+
+def _pairs_in_order(
+    check: PairCheck,
+    expected: Sequence[ExpectedCall],
+    docs: Sequence[JsonObject],
+    category: str,
+    m: int,
+    counted: bool,
+    error: str,
+) -> tuple[list[CallPair], str]:
+    """Any other category's pairs: the calls beside the expected ones in order (a multiple
+    category finds each call's document by name, else the first document is every call's);
+    the checker reaches only the first, and only when the count is right."""
+    pairs: list[CallPair] = []
+    for e, a in zip(range(len(expected)), range(m)):
+        if "multiple" in category:
+            doc = _doc_of(docs, expected[e])
+        else:
+            doc = docs[0] if docs else None
+        result = check(e, a, doc, counted and e == 0)
+        error = error or result.error
+        pairs.append(CallPair(e, a, result))
+    return pairs, error
