@@ -13,7 +13,7 @@ belong to one case.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from ..engine.core.errors import CaseFileError, JsonMatchError
 from .python_names import with_named_tools
@@ -68,8 +68,7 @@ def expected_calls_of(
     metric: str | None,
 ) -> object:
     """A case's expected calls (None: it gives none, and is a plain case): a list of calls
-    or a mapping (``calls:``, ``possible_answer:``, with ``tools:``); refused beside the
-    ``tool_calls`` metric, which would be given the calls twice."""
+    or a mapping (``calls:``, ``possible_answer:``, with ``tools:``)."""
     if "expected_calls" not in data:
         return None
     calls, line = data["expected_calls"], lines.get("expected_calls", 1)
@@ -78,13 +77,6 @@ def expected_calls_of(
             line,
             f"{prefix}expected_calls must be the calls the reply makes (a list, [] for none, "
             f"or a mapping with calls or possible_answer)",
-        )
-    if metric == "tool_calls":
-        raise error(
-            line,
-            f"{prefix}expected_calls are scored by tool_calls beside the answer's metric: "
-            f"give the answer's metric (field_f1, ...), or the calls as expected under "
-            f"metric tool_calls",
         )
     return calls
 
@@ -97,8 +89,8 @@ def run_parts_of(
     metric: str | None,
 ) -> tuple[object, object]:
     """A case's expected run and expected state (None: not given): the run a list of steps
-    or messages (or a mapping holding them under ``messages``), the state a mapping; refused
-    beside ``expected_calls`` (one reply's) and under a metric that scores one part."""
+    or messages (or a mapping holding them under ``messages``), the state a mapping; the
+    case's parts refused together where :func:`agent_refusal` says so."""
     run, state = data.get("expected_run"), data.get("expected_state")
     if "expected_run" in data and not isinstance(run, (list, Mapping)):
         raise error(
@@ -112,17 +104,36 @@ def run_parts_of(
             f"{prefix}expected_state must be a mapping (the state as JSON: its attributes, "
             f"tables or files)",
         )
-    given = [key for key in RUN_KEYS if key in data]
-    if given and "expected_calls" in data:
-        raise error(
-            lines.get("expected_calls", 1),
-            f"{prefix}expected_calls score one reply; a run's calls are scored by its "
-            f"expected_run: give {given[0]} or expected_calls, not both",
-        )
-    if given and metric in ("tool_calls", "trajectory"):
-        raise error(
-            lines.get(given[0], 1),
-            f"{prefix}{given[0]} is scored beside the answer's metric, not under metric "
-            f"{metric}: give the answer's metric (field_f1, ...), the trajectory as expected_run",
-        )
+    refused = agent_refusal([key for key in AGENT_KEYS if key in data], metric)
+    if refused is not None:
+        raise error(lines.get(refused[0], 1), f"{prefix}{refused[1]}")
     return run, state
+
+
+def agent_refusal(given: Collection[str], metric: str | None = None) -> tuple[str, str] | None:
+    """Why the agent keys ``given`` (the expected parts, and a call's options keys) cannot
+    be scored together under ``metric`` (None: not known yet), the one rule a case file and
+    a call are held to: (the key at fault, the reason); None: they can. A case's options
+    are settings it may inherit, so a case file gives its parts alone."""
+    run = [key for key in RUN_KEYS if key in given]
+    calls = "expected_calls" in given
+    if run and calls:
+        return "expected_calls", (
+            f"expected_calls score one reply; a run's calls are scored by its "
+            f"expected_run: give {run[0]} or expected_calls, not both"
+        )
+    if run and metric in _OPTIONS_METRIC.values():
+        return run[0], (
+            f"{run[0]} is scored beside the answer's metric, not under metric {metric}: give "
+            f"the answer's metric (field_f1, ...), the trajectory as expected_run"
+        )
+    if calls and metric == "tool_calls":
+        return "expected_calls", (
+            "expected_calls are scored by tool_calls beside the answer's metric: give the "
+            "answer's metric (field_f1, ...), or the calls as expected under metric tool_calls"
+        )
+    if "run_options" in given and "expected_run" not in given:
+        return "run_options", "run_options apply to a run's trajectory: give expected_run too"
+    if "call_options" in given and not calls and not run:
+        return "call_options", "call_options apply to a reply's calls: give expected_calls too"
+    return None

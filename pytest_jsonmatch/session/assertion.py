@@ -223,13 +223,21 @@ class Reply:
         expected_state: object = None,
     ) -> Reply | None:
         """The agent's comparison ``assert_json_match``'s keywords ask for (None: a plain
-        comparison; options without their expected part are refused when scored)."""
-        given = (expected_calls, call_options, expected_run, run_options, expected_state)
-        if all(value is None for value in given):
+        comparison; keywords that cannot go together are refused when scored, by the rule a
+        case file's keys are held to)."""
+        from ..cases.reply_keys import REPLY_KEYS, agent_refusal
+
+        given = dict(
+            expected_calls=expected_calls,
+            call_options=call_options,
+            expected_run=expected_run,
+            run_options=run_options,
+            expected_state=expected_state,
+        )
+        if all(value is None for value in given.values()):
             return None
-        refused = ""
-        if run_options is not None and expected_run is None:
-            refused = "run_options apply to a run's trajectory: give expected_run too"
+        refusal = agent_refusal([key for key in REPLY_KEYS if given[key] is not None])
+        refused = "" if refusal is None else refusal[1]
         return cls(
             expected_calls,
             call_options or {},
@@ -277,11 +285,6 @@ class Reply:
         if self.refused:
             raise ConfigError(self.refused)
         if self.is_run:
-            if self.expected_calls is not None:
-                raise ConfigError(
-                    "expected_calls score one reply's calls; a run's calls are scored by "
-                    "its expected_run: give one or the other"
-                )
             return match_run(
                 output,
                 expected,
@@ -291,8 +294,6 @@ class Reply:
                 self.run_options,
                 **options,
             )
-        if self.expected_calls is None:
-            raise ConfigError("call_options apply to a reply's calls: give expected_calls too")
         return match_reply(
             output, expected, self.expected_calls, metric, self.call_options, **options
         )

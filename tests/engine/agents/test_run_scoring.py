@@ -194,5 +194,8 @@ def test_assert_json_match_scores_a_run_and_refuses_what_has_no_part():
     assert (result.metric, result.score) == ("state", 1.0)
     with pytest.raises(ConfigError, match="run_options apply to a run's trajectory"):
         assert_json_match(RUN, None, run_options={"mode": "superset"}, expected_state=STATE)
-    with pytest.raises(ConfigError, match="expected_calls score one reply's calls"):
+    with pytest.raises(
+        ConfigError,
+        match="expected_calls score one reply; a run's calls are scored by its expected_run",
+    ):
         assert_json_match(RUN, {"pnr": "AB12"}, expected_calls=[], expected_run=STEPS)
