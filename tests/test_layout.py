@@ -139,7 +139,7 @@ REPORTING_PARTS = {
 # the session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
 LAYERS = {
     "engine": {"engine"},
-    # integrations: calls too, for what a target returns (openai_agent.py's AgentRun)
+    # integrations: calls too, for openai_agent.py's re-export of run_tools (calls/agent_loop.py)
     "integrations": {"engine", "integrations", "calls"},
     "reporting": {"engine", "reporting", "version"},
     "dataset": {"engine", "reporting", "dataset"},

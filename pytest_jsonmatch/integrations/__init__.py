@@ -6,17 +6,15 @@ framework, each an extra of its own, each importable without the others.
 | pydantic_evals  | ``JsonMatch``, a pydantic-evals ``Evaluator``      | ``pydantic-evals`` |
 | inspect_ai      | ``json_match``, an Inspect AI ``@scorer``          | ``inspect-ai``     |
 | deepeval        | ``JsonMatchMetric``, a deepeval ``BaseMetric``     | ``deepeval``       |
-| openai_agent    | ``run_tools``, the client loop giving an AgentRun  | (none: duck typed) |
+| openai_agent    | ``run_tools`` (calls/agent_loop.py), re-exported    | (none: duck typed) |
 
 Takes a framework's actual and expected outputs (text or objects, read leniently as
 :func:`~pytest_jsonmatch.match_json` reads them), a metric, a threshold and match_json's
 options; gives the framework's own result: the score (match_json's, exactly), pass or fail
 against the threshold, and a reason naming the fields that cost points.
 
-``openai_agent`` is the target's side instead: it runs an agent and returns its run.
-
-May import the engine's public API (``engine``), this package and ``calls`` (what a target
-returns); never pytest, never the
+May import the engine's public API (``engine``), this package and ``calls`` (``run_tools``'s
+home); never pytest, never the
 plugin, reporting or the command line. This package imports nothing: each adapter module
 imports its framework when its adapter is first looked up (``from
 pytest_jsonmatch.integrations.deepeval import JsonMatchMetric``), which raises ImportError

@@ -5,8 +5,7 @@ environment was left in, a run of several turns; its messages read by
 ``reading/agent_messages.py``) and the expected side; gives one
 :class:`~..results.field_results.MatchResult` with one field table, each part scored by the
 engine's own metrics through :class:`~..entry.Entry`. May import every engine stage and the
-engine's root modules (``entry.py``, ``match.py``); no other part of the engine imports it
-but ``bfcl``, whose multi-turn verdict reads states with ``state_reading.py``.
+engine's root modules (``entry.py``, ``match.py``); of the engine, only ``bfcl`` imports it.
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|

@@ -4,6 +4,7 @@ Takes a BFCL entry and a model's calls; gives BFCL's verdict as its checkers wou
 fields that differed. Sits above the engine's entry beside ``agents``, whose state reading the
 multi-turn verdict uses; nothing else of the engine imports it (the ``tool_calls`` metric
 loads ``bfcl_checker.py`` by name for ``rules="bfcl"``, as ``metrics`` loads that metric).
+No face: the root package's ``_API`` names each public name's module here.
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
@@ -17,6 +18,4 @@ loads ``bfcl_checker.py`` by name for ``rules="bfcl"``, as ``metrics`` loads tha
 | bfcl_isolation.py    | an entry executed in a child process, never here; calls past time   |
 | bfcl_fork_server.py  | the fork server: a child per entry, no network, bounded time, memory |
 | bfcl_multi_turn.py   | ``bfcl_multi_turn_verdict``: BFCL's verdict, per-turn credit, fields |
-
-No face: the root package's ``_API`` names each public name's module here, loaded on first use.
 """

@@ -7,8 +7,6 @@ gives the ``tool_calls`` metric (each call's name and arguments a field). May im
 ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``configuring`` and
 ``metrics`` (its metric is a :class:`~..metrics.base.Metric`); no stage below it imports it:
 ``metrics`` names its metric module as text, loaded when the metric is first looked up.
-BFCL's rules (``rules="bfcl"``) are the ``bfcl`` package's, above the engine's entry: the
-metric names their module as text the same way (``metric.py``'s ``BFCL_RULES``).
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|

@@ -22,9 +22,9 @@ from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
 
 
 class FieldVerdict(NamedTuple):
-    """One field of a call (under the metric's rules or BFCL's): ``argument`` (None: the function's name),
-    its status (match, mismatch, omission, hallucination), the expected and given values,
-    and why."""
+    """One field of a call (under these rules or BFCL's): ``argument`` (None: the function's
+    name), its status (match, mismatch, omission, hallucination), the expected and given
+    values, and why."""
 
     argument: str | None
     status: str

@@ -11,10 +11,10 @@ left unpaired is an omission (expected) or a hallucination (actual), its name an
 argument. The score is F1 over the fields, precision and recall as ``field_f1`` counts them.
 
 ``rules="bfcl"`` applies the Berkeley Function Calling Leaderboard's AST checker's rules
-instead (bfcl/bfcl_rules.py), its pairing set by the ``category`` (parallel calls
-matched greedily in the expected order, as the checker does), so that a comparison scores
-1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` (bfcl/bfcl_checker.py) gives
-that verdict for a BFCL entry.
+instead, its pairing set by the ``category`` (parallel calls matched greedily in the
+expected order, as the checker does), so that a comparison scores 1.0 exactly when the
+leaderboard's checker passes it: the ``bfcl`` package's rules, above the entry, their module
+named as text (``BFCL_RULES``) as ``metrics`` names this one; its ``bfcl_verdict`` too.
 """
 
 from __future__ import annotations
@@ -37,8 +37,6 @@ from .expected_calls import ExpectedCall, ExpectedCalls, ToolDoc, read_expected_
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")
 LANGUAGES = ("python", "java", "javascript")
-# BFCL's rules are the bfcl package's, above the engine's entry: named as text, as
-# metrics/__init__.py names this module, and loaded when rules="bfcl" is first asked for
 BFCL_RULES = "..bfcl.bfcl_checker"
 _OPTIONS = frozenset(
     {"order", "rules", "language", "category", "tools", "underscore_to_dot", "truncated"}
