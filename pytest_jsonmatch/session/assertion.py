@@ -199,6 +199,10 @@ def compare_and_send(
     return result, limit
 
 
+# the keywords that make a comparison an agent's, in Reply.of's order
+_REPLY_KEYS = ("expected_calls", "call_options", "expected_run", "run_options", "expected_state")
+
+
 @dataclass(frozen=True)
 class Reply:
     """What makes a comparison an agent's: the expected calls of one reply and the calls'
@@ -225,18 +229,13 @@ class Reply:
         """The agent's comparison ``assert_json_match``'s keywords ask for (None: a plain
         comparison; keywords that cannot go together are refused when scored, by the rule a
         case file's keys are held to)."""
-        from ..cases.reply_keys import REPLY_KEYS, agent_refusal
+        from ..cases.reply_keys import agent_refusal
 
-        given = dict(
-            expected_calls=expected_calls,
-            call_options=call_options,
-            expected_run=expected_run,
-            run_options=run_options,
-            expected_state=expected_state,
-        )
-        if all(value is None for value in given.values()):
+        values = (expected_calls, call_options, expected_run, run_options, expected_state)
+        given = [key for key, value in zip(_REPLY_KEYS, values) if value is not None]
+        if not given:
             return None
-        refusal = agent_refusal([key for key in REPLY_KEYS if given[key] is not None])
+        refusal = agent_refusal(given)
         refused = "" if refusal is None else refusal[1]
         return cls(
             expected_calls,
@@ -272,10 +271,8 @@ class Reply:
         from ..engine.agents.reply import parts_label
 
         answer = name if expected is not None else None
-        if not self.is_run:
-            return parts_label(answer, calls=True)
         run, state = self.expected_run is not None, self.expected_state is not None
-        return parts_label(answer, run=run, state=state)
+        return parts_label(answer, not self.is_run, run, state)
 
     def scored(
         self, output: object, expected: object, metric: str, options: Mapping[str, object]
