@@ -16,29 +16,35 @@ from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
 from .file_reads import data_files
-from .fingerprints import Fingerprint
+from .fingerprints import Fingerprint, RecordSettings
 from .live_calls import LiveCalls
 from .produced import OutputSource, Produced
 from .recordings import Recording, RecordMode
 from .runner import Done
+from .stable_form import NO_SCRUB, Scrub, stable_form
 
 
 class Outputs:
     """The outputs of one session's cases: recorded and replayed by ``record`` (off, once,
-    none, all) inside the test ``root``, called through ``calls`` (one :class:`LiveCalls`
-    per named target, the unnamed one under ``""``). A recording replays only for its own
+    none, all; or the record setting, which says what it scrubs too) inside the test
+    ``root``, called through ``calls`` (one :class:`LiveCalls` per named target, the unnamed
+    one under ``""``). A recording replays only for its own
     target, under the input and the ``fingerprint`` (of that target) it was made under
-    (fingerprints.py)."""
+    (fingerprints.py). Where it records (any mode but off), an output is taken in its
+    stable form (stable_form.py: call ids renamed, what ``scrub`` names replaced), live and
+    replayed alike: the value scored is the value recorded."""
 
     def __init__(
         self,
         *,
-        record: RecordMode,
+        record: RecordMode | RecordSettings,
         root: Path,
         calls: LiveCalls | Mapping[str, LiveCalls],
         fingerprint: Callable[[str], Fingerprint] | None = None,
     ) -> None:
-        self.record, self.root = record, root
+        self.record: RecordMode = record if isinstance(record, str) else record.mode
+        self.scrub: Scrub = NO_SCRUB if isinstance(record, str) else record.scrub
+        self.root = root
         self.calls: Mapping[str, LiveCalls] = (
             {"": calls} if isinstance(calls, LiveCalls) else dict(calls)
         )
@@ -118,7 +124,9 @@ class Outputs:
         existing = self._existing(path)
         changed = self.stale(case, existing, target) if existing is not None else []
         if existing is not None and not changed and self.record != "all":
-            return Produced(output=existing.output, source="replayed", call=existing.call)
+            # (a recording made before ids were renamed replays in the stable form too)
+            output = stable_form(existing.output, self.scrub)
+            return Produced(output=output, source="replayed", call=existing.call)
         if self.record == "none":
             raise _no_replay(recordings.relative(path, self.root), existing, changed)
         done = calls.take(key, case)
@@ -143,11 +151,12 @@ class Outputs:
             fingerprint = self.fingerprint(target)
             if fingerprint is not None and done.reads:  # what it read, held to as it was
                 fingerprint = fingerprint.with_reads(data_files(set(done.reads), self.root))
+            output = recordings.recorded_form(done.value, case.id, self.scrub)
             wrote = recordings.write_recording(
                 path,
                 case.id,
                 case.input,
-                done.value,
+                output,
                 repeat,
                 done.figures.to_dict(),
                 fingerprint.to_dict() if fingerprint is not None else None,
@@ -163,7 +172,7 @@ class Outputs:
         except CaseFileError as exc:
             return Produced(error=exc, source="live", call=done.figures)
         return Produced(
-            output=done.value,
+            output=output,
             source="live",
             call=done.figures,
             recording="" if not wrote else "stale" if existing is not None else "recorded",

@@ -6,8 +6,9 @@ see a prompt or model change. By default the fingerprint holds the source of eac
 defines the target (the module of the function ``jsonmatch_target`` names, and of each plugin
 or conftest.py implementing ``pytest_jsonmatch_target``): an edit to an unrelated module leaves
 it alone. ``files=PATTERN`` adds files (globs from the test root), ``fingerprint=MODULE:FUNC``
-a function returning JSON, called once per session. The record setting's text form:
-``once files=prompts/*.txt fingerprint=myproject.llm:settings prune``.
+a function returning JSON, called once per session. ``scrub=`` names volatile values, kept
+out of a recording (stable_form.py). The record setting's text form:
+``once files=prompts/*.txt fingerprint=myproject.llm:settings prune scrub=**.created_at``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from ..engine.core.errors import CaseFileError, ConfigError
 from .recordings import MODES, RecordMode
+from .stable_form import Scrub
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,18 +33,23 @@ class RecordSettings:
     files: tuple[str, ...] = ()  # glob patterns, from the test root
     declared: str = ""  # MODULE:FUNCTION returning JSON, or nothing
     prune: bool = False
+    scrub: Scrub = Scrub()  # volatile values, recorded and scored as a placeholder
 
     @classmethod
     def parse(cls, parts: Sequence[tuple[str, str]]) -> RecordSettings:
-        """``MODE [files=GLOB ...] [fingerprint=MODULE:FUNCTION] [prune]`` from each ``(text,
-        name)`` in turn; a later one's parts override an earlier one's (the flag's the ini's)."""
+        """``MODE [files=GLOB ...] [fingerprint=MODULE:FUNCTION] [prune] [scrub=PATHS ...]``
+        from each ``(text, name)`` in turn; a later one's parts override an earlier one's
+        (the flag's the ini's). ``scrub=`` keeps its commas (its value's own list)."""
         out = cls()
         for text, what in parts:
             files: list[str] = []
-            for word in text.replace(",", " ").split():
+            scrub = Scrub()
+            for word in _words(text):
                 key, sep, value = word.partition("=")
                 modes = [m for m in MODES if m == word]
-                if modes:
+                if sep and key == "scrub" and value:
+                    scrub += Scrub.parse(value, what)
+                elif modes:
                     out = replace(out, mode=modes[0])
                 elif word == "prune":
                     out = replace(out, prune=True)
@@ -53,12 +60,22 @@ class RecordSettings:
                 else:
                     raise ConfigError(
                         f"{what} is a mode ({', '.join(MODES)}) and optionally "
-                        f"files=GLOB, fingerprint=MODULE:FUNCTION and prune, not "
-                        f"{word!r}"
+                        f"files=GLOB, fingerprint=MODULE:FUNCTION, prune and "
+                        f"scrub=PATH,... or scrub=/REGEX/, not {word!r}"
                     )
             if files:
                 out = replace(out, files=tuple(files))
+            if scrub:
+                out = replace(out, scrub=scrub)
         return out
+
+
+def _words(text: str) -> list[str]:
+    """The setting's words: split at white space, and at commas but within ``scrub=``."""
+    words: list[str] = []
+    for word in text.split():
+        words += [word] if word.startswith("scrub=") else word.replace(",", " ").split()
+    return words
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,7 +10,10 @@ is stale. Recordings are written atomically, and only inside the test root: a pa
 resolves elsewhere (a symlinked ``__recordings__`` folder) is refused, for reading too. A
 recording holds at most :data:`MAX_RECORDING_BYTES`, what any file the plugin reads may
 hold: an output whose recording would be larger is refused when it is recorded (the case's
-error, naming its size and the limit), never written to fail when it is read back.
+error, naming its size and the limit), never written to fail when it is read back. An
+output is recorded in its stable form (stable_form.py: tool-call ids ``call_1``, ``call_2``...,
+the values the setting's ``scrub=`` names replaced), so that a re-record whose only changes
+are volatile values leaves the file byte for byte.
 
 The modes are vcrpy's: ``off`` calls the target every time; ``once`` replays a recording
 when one exists and records when none does (or it is stale); ``none`` only replays (a missing
@@ -35,6 +38,7 @@ from ..engine.reading.user_files import MAX_FILE_BYTES
 
 if TYPE_CHECKING:  # the settings' modes load with every session; replaying, when it replays
     from .call_figures import CallFigures
+    from .stable_form import Scrub
 
 RecordMode = Literal["off", "once", "none", "all"]
 MODES: tuple[RecordMode, ...] = ("off", "once", "none", "all")
@@ -193,6 +197,15 @@ def write_recording(
     # newline="": the bytes written are the bytes counted (no "\r\n" on Windows)
     write_atomic(path, lambda fh: fh.write(text + "\n"), newline="", owned="the recording")
     return True
+
+
+def recorded_form(output: object, case_id: str, scrub: Scrub) -> object:
+    """What a recording of ``output`` holds: the JSON it is read as, in its stable form
+    (stable_form.py: tool-call ids renamed, the values ``scrub`` names replaced), so that a
+    re-record whose only changes are volatile values writes the same bytes."""
+    from .stable_form import stable_form
+
+    return stable_form(_held_to_the_door(output, case_id), scrub)
 
 
 def _held_to_the_door(output: object, case_id: str) -> object:

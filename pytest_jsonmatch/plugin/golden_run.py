@@ -62,7 +62,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     settings = session.settings
     named = _named_targets(settings)
     outputs = Outputs(
-        record=settings.record.mode,
+        record=settings.record,  # its mode, and what it scrubs
         root=settings.rootpath,
         calls=_live_calls(config, session, named),
         fingerprint=lambda name: _fingerprint(config, settings, named[name][1], name),

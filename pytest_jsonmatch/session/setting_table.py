@@ -83,9 +83,10 @@ SETTINGS = (
         "record and replay the outputs of 'input:' golden cases, as vcrpy does: "
         "off (call the target), once, none (replay only) or all (re-record); "
         "files=GLOB and fingerprint=MODULE:FUNCTION make recordings stale when "
-        "a prompt file or a declared model changes; prune removes unused ones",
+        "a prompt file or a declared model changes; prune removes unused ones; "
+        "scrub=PATH,... (or scrub=/REGEX/) records volatile values as <scrubbed>",
         default="off",
-        metavar="MODE [files=GLOB] [fingerprint=M:F] [prune]",
+        metavar="MODE [files=GLOB] [fingerprint=M:F] [prune] [scrub=PATH,...]",
     ),
     Setting(
         "update",

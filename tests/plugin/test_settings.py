@@ -133,8 +133,8 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
         (
             "jsonmatch_record = sometimes",
             "*jsonmatch_record is a mode (off, once, none, all) and "
-            "optionally files=GLOB, fingerprint=MODULE:FUNCTION and "
-            "prune, not 'sometimes'*",
+            "optionally files=GLOB, fingerprint=MODULE:FUNCTION, prune and "
+            "scrub=PATH,... or scrub=/REGEX/, not 'sometimes'*",
         ),
         (
             "jsonmatch_gates = max_case_drop=2",

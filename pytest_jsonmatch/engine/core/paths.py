@@ -297,6 +297,20 @@ class PathPattern:
                     moved.add(i + 1)
         return frozenset(_closure(steps, moved)) if moved else frozenset()
 
+    def start_states(self) -> frozenset[int]:
+        """The pattern's positions before reading any segment: with :meth:`advance` and
+        :meth:`accepts`, a walk carries each value's positions down to its children itself
+        (no path text built, none kept)."""
+        return self._start
+
+    def advance(self, states: frozenset[int], segment: str) -> frozenset[int]:
+        """The positions after one more segment (``"k<key>"`` or ``"i<index>"``)."""
+        return self._advance(states, segment)
+
+    def accepts(self, states: frozenset[int]) -> bool:
+        """Whether the segments read to ``states`` make a path the pattern matches."""
+        return len(self._steps) in states
+
     def matching_prefixes(self, segments: Segments) -> list[bool]:
         """For each d from 0 to len(segments): whether the pattern matches the path of the
         first d segments (one pass over the segments, not one per prefix)."""

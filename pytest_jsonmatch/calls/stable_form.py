@@ -1,0 +1,206 @@
+"""The stable form of a target's output: what a recording holds, so that re-recording a run
+whose only changes are volatile values writes the same bytes.
+
+Two things change from call to call without the answer changing:
+
+- **Tool-call ids.** A model makes up a fresh id for every call (``call_8fK2...``); an id
+  only ties a call to its result. They are renamed ``call_1``, ``call_2``, ... in order of
+  first appearance, a call's id and its result's reference together: OpenAI chat
+  (``tool_calls[].id``, a tool message's ``tool_call_id``), OpenAI Responses
+  (``function_call`` and ``function_call_output`` items' ``call_id``), Anthropic
+  (``tool_use`` blocks' ``id``, ``tool_result`` blocks' ``tool_use_id``) and LangChain
+  (``tool_call`` entries' ``id``). No metric reads an id's value
+  (engine/reading/agent_messages.py reads names, arguments and results), so no score moves.
+- **What the record setting's ``scrub=`` names** (:class:`Scrub`): timestamps, generated
+  ids in the output or an agent's state. Each such value becomes :data:`PLACEHOLDER`.
+
+The stable form is what a session that records scores, live and replayed alike (the same
+value either way, so the same scores), and what it writes. It is idempotent: the stable
+form of a stable form is itself, so a recording made before ids were renamed replays and is
+rewritten, once, by the next ``--jsonmatch-record=all``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..engine.core.errors import ConfigError
+from ..engine.core.paths import PathPattern
+
+PLACEHOLDER = "<scrubbed>"  # what a scrubbed value is recorded (and scored) as
+
+# (the ``type`` an object has, or None for any; the keys that hold a call's id in it)
+_ID_KEYS: tuple[tuple[str | None, str], ...] = (
+    ("function", "id"),  # an OpenAI chat tool call
+    ("tool_call", "id"),  # a LangChain tool call
+    ("tool_use", "id"),  # an Anthropic tool_use block
+    ("function_call", "call_id"),  # an OpenAI Responses call item
+    ("function_call_output", "call_id"),  # ... and its result
+    ("tool_result", "tool_use_id"),  # an Anthropic tool_result block
+    (None, "tool_call_id"),  # an OpenAI (or LangChain) tool message
+)
+
+
+@dataclass(frozen=True)
+class Scrub:
+    """The volatile values the ``record`` setting's ``scrub=`` names: path patterns
+    (``ignore``'s syntax: ``**.created_at``, ``state.orders[*].id``), each value they match
+    replaced whole, and ``/REGEX/`` patterns, each match in any text replaced."""
+
+    paths: tuple[PathPattern, ...] = ()
+    texts: tuple[re.Pattern[str], ...] = ()
+
+    @classmethod
+    def parse(cls, value: str, what: str) -> Scrub:
+        """``scrub=``'s value: ``/REGEX/`` whole, or path patterns split at commas."""
+        if len(value) > 1 and value.startswith("/") and value.endswith("/"):
+            try:
+                return cls(texts=(re.compile(value[1:-1]),))
+            except re.error as exc:
+                raise ConfigError(
+                    f"{what}: scrub={value!r} is no regular expression ({exc})"
+                ) from None
+        paths = []
+        for text in (part.strip() for part in value.split(",")):
+            if not text:
+                raise ConfigError(f"{what}: scrub={value!r} names an empty path")
+            try:
+                paths.append(PathPattern(text))
+            except ConfigError as exc:
+                raise ConfigError(f"{what}: scrub path {text!r}: {exc}") from None
+        return cls(paths=tuple(paths))
+
+    def __add__(self, other: Scrub) -> Scrub:
+        return Scrub(self.paths + other.paths, self.texts + other.texts)
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.texts)
+
+    def named(self) -> list[str]:
+        """The patterns as the setting spells them."""
+        return [p.text for p in self.paths] + [f"/{t.pattern}/" for t in self.texts]
+
+    def hits(self, path: str) -> bool:
+        return any(pattern.matches(path) for pattern in self.paths)
+
+    def text(self, value: str) -> str:
+        for pattern in self.texts:
+            value = pattern.sub(PLACEHOLDER, value)
+        return value
+
+
+NO_SCRUB = Scrub()  # nothing named: ids renamed only
+
+
+def stable_form(output: object, scrub: Scrub = NO_SCRUB) -> object:
+    """``output`` (plain JSON, as read at the door) with its tool-call ids renamed in order
+    of appearance and the values ``scrub`` names replaced; text stays text (a regular
+    expression applies to it). A new value: ``output`` is not changed."""
+    if isinstance(output, str):
+        return scrub.text(output)
+    names: dict[str, str] = {}
+
+    def renamed(raw: str) -> str:
+        if raw not in names:
+            names[raw] = f"call_{len(names) + 1}"
+        return names[raw]
+
+    return _rebuilt(output, lambda mapping: _ids_renamed(mapping, renamed), scrub)
+
+
+def _ids_renamed(mapping: dict[str, object], renamed: Callable[[str], str]) -> dict[str, object]:
+    """``mapping`` with the call ids it holds renamed (itself when it holds none)."""
+    if _ID_NAMES.isdisjoint(mapping):  # most objects of an output: one set operation
+        return mapping
+    kind = mapping.get("type")
+    for of_type, key in _ID_KEYS:
+        raw = mapping.get(key)
+        if isinstance(raw, str) and (of_type is None or kind == of_type):
+            if of_type == "function" and not isinstance(mapping.get("function"), Mapping):
+                continue  # an object typed "function" that is no chat tool call
+            mapping[key] = renamed(raw)
+    return mapping
+
+
+# the keys that can hold one (an object with none of them, or no "type" beside an "id", is
+# passed over at the cost of one set operation)
+_ID_NAMES = frozenset(key for _, key in _ID_KEYS if key != "id") | {"type"}
+# each scrub path's positions at a value (None: no pattern can match at or below it)
+_States = tuple[frozenset[int], ...] | None
+_Parent = list[object] | dict[str, object]
+
+
+def _rebuilt(
+    value: object, on_mapping: Callable[[dict[str, object]], dict[str, object]], scrub: Scrub
+) -> object:
+    """A copy of ``value``, each mapping passed through ``on_mapping`` in document order
+    (its own keys before its children's), each value ``scrub`` names replaced. Iterative:
+    an output may nest as deep as the door allows, past Python's recursion limit; each
+    value carries the scrub paths' positions (an NFA's, paths.py), so no path is written."""
+    top: list[object] = [value]
+    start = tuple(p.start_states() for p in scrub.paths) if scrub.paths else None
+    stack: list[tuple[_Parent, int | str, object, _States]] = [(top, 0, value, start)]
+    texts = bool(scrub.texts)
+    while stack:
+        parent, key, node, states = stack.pop()
+        if isinstance(node, str):
+            parent[key] = scrub.text(node)  # type: ignore[index]
+            continue
+        copy: _Parent
+        if isinstance(node, dict):
+            copy = on_mapping(dict(node))
+        elif isinstance(node, list):
+            copy = list(node)
+        else:
+            continue  # a number, true, false or null at the top: itself
+        parent[key] = copy  # type: ignore[index]
+        if states:
+            _scrubbed_children(copy, states, scrub, stack)
+            continue
+        pairs = copy.items() if isinstance(copy, dict) else enumerate(copy)
+        below = [
+            (copy, k, v, None)
+            for k, v in pairs
+            if type(v) in _VISITED or (texts and type(v) is str)
+        ]
+        below.reverse()  # the stack pops the first child next: document order
+        stack.extend(below)
+    return top[0]
+
+
+_VISITED = (dict, list)  # (the door hands on plain dicts and lists: their exact types)
+
+
+def _scrubbed_children(
+    copy: _Parent,
+    states: tuple[frozenset[int], ...],
+    scrub: Scrub,
+    stack: list[tuple[_Parent, int | str, object, _States]],
+) -> None:
+    """Push the children of ``copy`` still to visit, last first, each with the scrub paths'
+    positions at it; a child a path names is replaced here, not visited."""
+    pairs: list[tuple[int | str, object]] = (
+        list(copy.items()) if isinstance(copy, dict) else list(enumerate(copy))
+    )
+    for key, child in reversed(pairs):
+        below = _advanced(scrub, states, f"k{key}" if isinstance(copy, dict) else f"i{key}")
+        if below is _HIT:
+            copy[key] = PLACEHOLDER  # type: ignore[index]
+        elif isinstance(child, (dict, list)) or (scrub.texts and isinstance(child, str)):
+            stack.append((copy, key, child, below))
+
+
+_HIT: _States = (frozenset({-1}),)  # a scrub path matches the child itself (by identity)
+
+
+@functools.lru_cache(maxsize=4096)  # an output's objects repeat their keys: one step each
+def _advanced(scrub: Scrub, states: tuple[frozenset[int], ...], segment: str) -> _States:
+    """The scrub paths' positions at a child (its ``segment``): _HIT when one matches it,
+    None when none can match at or below it."""
+    moved = tuple(p.advance(s, segment) for p, s in zip(scrub.paths, states))
+    if any(p.accepts(s) for p, s in zip(scrub.paths, moved)):
+        return _HIT
+    return moved if any(moved) else None
