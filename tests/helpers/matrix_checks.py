@@ -11,6 +11,7 @@ found, as lines; a cell holds when there are none.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -221,7 +222,10 @@ def check_merge(row: Row, ref: Outcome, out: Outcome) -> Problems:
 
 def check_replay(row: Row, ref: Outcome, out: Outcome) -> Problems:
     """Recorded then replayed: the same figures, and the replay asks neither the target nor
-    the judge anything."""
+    the judge anything. A session that records reports each output as it records it, in its
+    stable form (calls/stable_form.py: tool-call ids call_1, call_2...): the one-process
+    run's outputs are held to it in that form."""
+    ref = dataclasses.replace(ref, report=_stable_outputs(ref.report))
     problems = check_same(row, ref, out)
     problems += same_figures(ref.report, out.reports["recorded"], row, "recording run")
     for c in (out.report or {}).get("comparisons", []):
@@ -230,6 +234,19 @@ def check_replay(row: Row, ref: Outcome, out: Outcome) -> Problems:
         if row.holds(c) and (c.get("judge") or {}).get("requests"):
             problems.append(f"{c['case_id']}: the replay asked the judge")
     return problems
+
+
+def _stable_outputs(report: Any) -> Any:
+    """``report`` with each comparison's output in the stable form a recording holds."""
+    from pytest_jsonmatch.calls.stable_form import stable_form
+
+    if report is None:
+        return None
+    report = copy.deepcopy(report)
+    for comparison in report.get("comparisons", []):
+        if comparison.get("output") is not None:
+            comparison["output"] = stable_form(comparison["output"])
+    return report
 
 
 def _updated_ids(text: str) -> set[str]:
