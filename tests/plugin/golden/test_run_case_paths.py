@@ -5,6 +5,8 @@ nearest path. The run is given as the case's ``actual`` (its JSON form), in real
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.helpers.plugin_cases import ARGS, write
@@ -40,16 +42,22 @@ def test_state_paths_skip_the_state_only_and_a_bare_path_the_answer_only(pyteste
         # a bare flights is the answer's: the state's seats (3, not 9) still count, and fail
         + _case("bare-path", "SK401", "flights"),
     )
-    result = pytester.runpytest_inprocess(*ARGS, "-rA")
-    out = result.stdout.str()
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
     result.assert_outcomes(passed=1, failed=2)
-    assert "PASSED trips.jsonmatch.yaml::state-ignored" in out, out
-    # wrong-answer: answer 2 rows (flights[0] mismatch, status match) F1 1/2; state 1 row (log)
-    # 1.0; weighted by rows (2 * 0.5 + 1 * 1.0) / 3 = 0.6667
-    assert "FAILED trips.jsonmatch.yaml::wrong-answer - field_f1+state: score 0.6667" in out, out
-    # bare-path: answer 1 row (status) 1.0; state 3 rows (id, seats, log) 2/3:
-    # (1 + 2) / 4 = 0.75
-    assert "FAILED trips.jsonmatch.yaml::bare-path - field_f1+state: score 0.7500" in out, out
+    report = json.loads((pytester.path / "r.json").read_text())
+    scored = {
+        c["case_id"].rsplit("::", 1)[1]: (c["metric"], c["status"], round(c["score"], 4))
+        for c in report["comparisons"]
+    }
+    assert scored == {
+        "state-ignored": ("field_f1+state", "passed", 1.0),
+        # wrong-answer: answer 2 rows (flights[0] mismatch, status match) F1 1/2; state 1 row
+        # (log) 1.0; weighted by rows (2 * 0.5 + 1 * 1.0) / 3 = 0.6667
+        "wrong-answer": ("field_f1+state", "failed", 0.6667),
+        # bare-path: answer 1 row (status) 1.0; state 3 rows (id, seats, log) 2/3:
+        # (1 + 2) / 4 = 0.75
+        "bare-path": ("field_f1+state", "failed", 0.75),
+    }
 
 
 def test_a_run_path_of_no_part_is_a_typo_with_the_nearest_path(pytester):
