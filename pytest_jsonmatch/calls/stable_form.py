@@ -23,11 +23,11 @@ rewritten, once, by the next ``--jsonmatch-record=all``.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..engine.core.errors import ConfigError
+from ..engine.core.masking import MASK_SECONDS, MaskPattern
 from ..engine.core.paths import PathPattern
 
 PLACEHOLDER = "<scrubbed>"  # what a scrubbed value is recorded (and scored) as
@@ -51,15 +51,18 @@ class Scrub:
     replaced whole, and ``/REGEX/`` patterns, each match in any text replaced."""
 
     paths: tuple[PathPattern, ...] = ()
-    texts: tuple[re.Pattern[str], ...] = ()
+    texts: tuple[MaskPattern, ...] = ()
+    what: str = "jsonmatch_record"  # (the setting a pattern came from, for its errors)
 
     @classmethod
     def parse(cls, value: str, what: str) -> Scrub:
         """``scrub=``'s value: ``/REGEX/`` whole, or path patterns split at commas."""
         if len(value) > 1 and value.startswith("/") and value.endswith("/"):
-            try:
-                return cls(texts=(re.compile(value[1:-1]),))
-            except re.error as exc:
+            import regex  # (MaskPattern's engine, loaded only where a pattern is given)
+
+            try:  # (run on a model's text under the masks' time budget)
+                return cls(texts=(MaskPattern(value[1:-1]),), what=what)
+            except regex.error as exc:
                 raise ConfigError(
                     f"{what}: scrub={value!r} is no regular expression ({exc})"
                 ) from None
@@ -74,7 +77,7 @@ class Scrub:
         return cls(paths=tuple(paths))
 
     def __add__(self, other: Scrub) -> Scrub:
-        return Scrub(self.paths + other.paths, self.texts + other.texts)
+        return Scrub(self.paths + other.paths, self.texts + other.texts, other.what)
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.texts)
@@ -88,7 +91,14 @@ class Scrub:
 
     def text(self, value: str) -> str:
         for pattern in self.texts:
-            value = pattern.sub(PLACEHOLDER, value)
+            replaced = pattern.bounded_sub(PLACEHOLDER, value)
+            if replaced is None:
+                raise ConfigError(
+                    f"{self.what}: scrub={'/' + pattern.pattern + '/'!r} took more than "
+                    f"{MASK_SECONDS} s on a text of {len(value)} characters: a pattern that "
+                    "backtracks this much cannot be run on a model's text"
+                )
+            value = replaced
         return value
 
 

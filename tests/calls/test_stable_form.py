@@ -123,3 +123,27 @@ def test_a_malformed_scrub_names_the_setting_and_the_value(text, message):
         RecordSettings.parse([(text, "jsonmatch_record")])
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_a_scrub_pattern_that_backtracks_on_a_models_text_is_cut_at_its_budget():
+    # the ini is part of what a pull request may change, and the text is the model's: a
+    # pattern that backtracks catastrophically ((a|aa)+$ on 40 a's and a b: about 1.6^40
+    # steps)
+    # stops at the masks' budget with the setting named, not a hung run
+    import subprocess
+    import sys
+
+    code = (
+        "from pytest_jsonmatch.calls.stable_form import Scrub, stable_form\n"
+        "from pytest_jsonmatch.engine.core.errors import ConfigError\n"
+        "try:\n"
+        "    stable_form({'note': 'a' * 40 + 'b'}, Scrub.parse('/(a|aa)+$/', 'jsonmatch_record'))\n"
+        "except ConfigError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=20, check=True
+    )
+    said = done.stdout.strip()
+    assert said.startswith("jsonmatch_record: scrub='/(a|aa)+$/' took more than 0.1 s"), said
+    assert "41 characters" in said

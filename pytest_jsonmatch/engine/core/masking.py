@@ -111,10 +111,15 @@ class MaskPattern:
 
     def sub(self, replacement: str, text: str) -> str:
         """``text`` with every match replaced; :data:`WITHHELD` past the budget."""
+        replaced = self.bounded_sub(replacement, text)
+        return WITHHELD if replaced is None else replaced
+
+    def bounded_sub(self, replacement: str, text: str) -> str | None:
+        """``text`` with every match replaced; None past :data:`MASK_SECONDS`."""
         try:
             return str(self._compiled.sub(replacement, text, timeout=MASK_SECONDS))
         except TimeoutError:
-            return WITHHELD
+            return None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MaskPattern) and other.pattern == self.pattern
