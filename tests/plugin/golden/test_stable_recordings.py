@@ -16,6 +16,7 @@ from tests.helpers.http_models import ChatModel, serving
 from tests.helpers.plugin_cases import ARGS, write
 from tests.helpers.reports import held
 from tests.integrations.agent_server import next_message
+from tests.plugin.golden.test_agent_run_cases import CASES  # (its two bookings, recorded)
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
@@ -51,23 +52,6 @@ def agent(case_input):
     )
 """
 
-CASES = """
-run_options: {mode: superset}
-cases:
-  - id: oslo
-    input: {messages: [{role: user, content: "Book a flight to Oslo"}]}
-    expected: {pnr: PNR1, flight: SK401, status: booked}
-    expected_run:
-      - {name: search_flights, arguments: {to: Oslo, date: "2026-12-01"}}
-      - {name: book_flight, arguments: {flight: SK401, date: "2026-12-01"}}
-    expected_state: {bookings: [{pnr: PNR1, flight: SK401, date: "2026-12-01"}]}
-  - id: tomorrow
-    input: {messages: [{role: user, content: "Book a flight to Rome tomorrow"}]}
-    expected_run:
-      - {name: search_flights, arguments: {to: Rome, date: "2026-12-01"}}
-      - {name: book_flight, arguments: {flight: SK401, date: "2026-12-01"}}
-    expected_state: {bookings: [{pnr: PNR1, flight: SK401, date: "2026-12-01"}]}
-"""
 
 # the state's stamp by its path, the tool result's (text) by a pattern
 SCRUB = r"scrub=state.**.created_at scrub=/\d{4}-\d\d-\d\dT[0-9:.]+\+00:00/"
