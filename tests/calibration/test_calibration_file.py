@@ -1,0 +1,143 @@
+"""The calibration file: written and read back whole, and every kind of wrong file refused
+with a ConfigError naming the file and the field."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_jsonmatch.calibration.calibration_file import (
+    Calibration,
+    Consistency,
+    Estimate,
+    Figures,
+    JudgeIdentity,
+    PanelMember,
+    PanelResult,
+    read_calibration,
+    write_calibration,
+)
+from pytest_jsonmatch.engine.core.errors import ConfigError
+
+
+def _figures(tp: int, fp: int, tn: int, fn: int) -> Figures:
+    some = Estimate(0.8, 0.6, 0.9, 0.55, 0.93)
+    return Figures(
+        tp + fp + tn + fn, tp, fp, tn, fn,
+        agreement=some,
+        kappa=Estimate(0.6, 0.2, 0.9, 0.1, 1.0),
+        ac1=Estimate(0.62, 0.25, 0.91),
+        true_pass_rate=some,
+        true_fail_rate=some,
+        false_accept_rate=Estimate(None),  # undefined stays null, never 0
+        prevalence_same=some,
+        constant_baseline=some,
+    )  # fmt: skip
+
+
+def _calibration() -> Calibration:
+    judge = JudgeIdentity("fake-judge", "0123456789abcdef", 512)
+    held = Consistency(10, 9, Estimate(0.9, 0.7, 1.0, 0.6, 0.98), 3)
+    return Calibration(
+        judge=judge,
+        labels_path="labels.yaml",
+        labels_digest="sha256:" + "ab" * 32,
+        labels=10,
+        same=6,
+        different=4,
+        overall=_figures(5, 1, 3, 1),
+        fields={"summary": _figures(3, 0, 2, 0), "title": _figures(2, 1, 1, 1)},
+        position=held,
+        repeat=held,
+        repeat_k=3,
+        panel=PanelResult(
+            "majority", (PanelMember(judge, _figures(5, 1, 3, 1), 2, 0.001),), _figures(5, 1, 3, 1)
+        ),
+        requests=7,
+        cost=0.25,
+    )
+
+
+def test_a_calibration_is_read_back_as_it_was_written(tmp_path: Path) -> None:
+    path = tmp_path / "labels.calibration.json"
+    cal = _calibration()
+    write_calibration(path, cal)
+    assert json.loads(path.read_text())["jsonmatch_calibration"] == 1
+    assert read_calibration(path) == cal
+    assert cal.too_small() == "10 labels, fewer than the minimum of 20"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left
+
+
+def test_too_small_names_a_missing_class() -> None:
+    cal = _calibration()
+    from dataclasses import replace
+
+    assert replace(cal, labels=30, same=30, different=0, min_labels=20).too_small() == (
+        "no label says 'different': agreement beyond chance cannot be measured"
+    )
+    assert replace(cal, labels=30, same=10, different=20).too_small() is None
+
+
+def _broken(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path / "c.json"
+    write_calibration(path, _calibration())
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda d: d.pop("jsonmatch_calibration"), "no 'jsonmatch_calibration': 1 at its top"),
+        (lambda d: d["overall"].pop("tp"), "overall.tp is missing"),
+        (lambda d: d["overall"].update(tp=True), "overall.tp is True"),
+        (lambda d: d["overall"].update(n=99), "overall.n is 99, not tp + fp + tn + fn"),
+        (lambda d: d["overall"]["kappa"].update(low=7), "overall.kappa.low is 7, not a figure"),
+        (lambda d: d["fields"]["title"].update(fp=-1), "fields['title'].fp is -1, below 0"),
+        (lambda d: d.update(fields={"x": [1]}), "fields['x'] is a list"),
+        (lambda d: d["position"].update(held=11), "position.held is 11, more than n (10)"),
+        (lambda d: d["judge"].update(model=None), "judge.model is None"),
+        (lambda d: d.update(labels=11), "labels is 11, not same + different (6 + 4)"),
+        (lambda d: d["panel"]["members"][0].pop("judge"), "panel.members[0].judge is missing"),
+    ],
+)
+def test_a_wrong_field_is_a_config_error_naming_the_file_and_field(
+    tmp_path: Path,
+    change,
+    said: str,  # type: ignore[no-untyped-def]
+) -> None:
+    path = _broken(tmp_path, change)
+    with pytest.raises(ConfigError) as caught:
+        read_calibration(path)
+    assert said in str(caught.value) and str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{", "not JSON"),
+        ('{"jsonmatch_calibration": NaN}', "NaN is not a JSON number"),
+        ("[" * 100_000 + "]" * 100_000, "cannot be used"),
+        ("[]", "found None"),
+    ],
+)
+def test_a_file_that_is_no_calibration_is_refused(tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="calibration file") as caught:
+        read_calibration(path)
+    assert said in str(caught.value)
+
+
+def test_a_fifo_or_a_missing_file_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="not a regular file"):
+        read_calibration(fifo)
+    with pytest.raises(ConfigError, match="cannot read calibration file"):
+        read_calibration(tmp_path / "absent.json")
