@@ -231,7 +231,7 @@ def parse_group_by(text: str, what: str) -> GroupBy:
 # -- settings made of keys: jsonmatch_golden, jsonmatch_report, jsonmatch_gates -----------------
 
 GOLDEN_KEYS = ("schema_dirs", "max_cases")
-REPORT_KEYS = ("values", "junit")
+REPORT_KEYS = ("values", "junit", "group_by")
 GATE_KEYS = gate_specs.gate_keys()  # fail_under, max_drop, ... (reporting/verdicts/gate_specs.py)
 GATE_WORDS = gate_specs.gate_words()  # statistical, strict (max_drop's mode), invalid_fails
 _SWITCH = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
@@ -245,6 +245,7 @@ MERGED = {
     "max_cases": ("golden", "FOLDER max_cases=N"),
     "report_values": ("report", "PATH values=short|full|none"),
     "junit_properties": ("report", "PATH junit=no"),
+    "group_by": ("report", "PATH group_by=metric|file|folder"),
     "fail_under": ("gates", "fail_under=SCORE"),
     "max_drop": ("gates", "max_drop=D [statistical|strict]"),
     "max_case_drop": ("gates", "max_case_drop=D [allow=N]"),
@@ -280,19 +281,23 @@ def golden_keys(words: Sequence[str], what: str) -> tuple[list[str], list[str], 
 class ReportKeys(NamedTuple):
     values: ValueMode = "short"
     junit: bool = True  # each comparison's metric and score as JUnit XML properties
+    group_by: GroupBy = "metric"  # what one per-field table holds: a metric, a file, a folder
 
 
 def report_keys(pair_lists: Sequence[Sequence[tuple[str, str]]]) -> ReportKeys:
-    """values= and junit= of jsonmatch_report, the ini's pairs then the flag's."""
+    """values=, junit= and group_by= of jsonmatch_report, the ini's pairs then the flag's."""
     values: ValueMode = "short"
     junit = True
+    group_by: GroupBy = "metric"
     for pairs, what in zip(pair_lists, (PREFIX + "report", "--jsonmatch-report")):
         for name, value in pairs:
             if name == "values":
                 values = parse_value_mode(value, f"{what}: values")
+            elif name == "group_by":
+                group_by = parse_group_by(value, f"{what}: group_by")
             else:
                 junit = parse_switch(value, f"{what}: junit")
-    return ReportKeys(values, junit)
+    return ReportKeys(values, junit, group_by)
 
 
 # -- settings whose flag gives some of their keys: jsonmatch_judge, jsonmatch_otel, ... ---------

@@ -117,7 +117,9 @@ SETTINGS = (
         f"write the session's report to each PATH, by its suffix: {files_help()}; "
         "values=short|full|none is how much of each field's "
         "values it keeps (short: 200 characters, the default), junit=no leaves "
-        "each comparison's metric and score out of JUnit XML properties",
+        "each comparison's metric and score out of JUnit XML properties, "
+        "group_by=file|folder prints and writes one per-field table per case file "
+        "or folder (default: per metric)",
         "args",
         [],
         metavar="PATH|KEY=VALUE",
@@ -134,12 +136,6 @@ SETTINGS = (
         "this run is shard i of N of a split suite: its report says so and it judges "
         "no gate; 'jsonmatch merge' joins the shards' reports and judges the whole run",
         metavar="i/N",
-    ),
-    Setting(
-        "group_by",
-        "print the per-field tables per metric (default), case file or folder",
-        default="metric",
-        metavar="metric|file|folder",
     ),
     Setting(
         "gates",

@@ -40,7 +40,7 @@ pythonpath = .
 jsonmatch_golden = golden
 jsonmatch_target = agent:answer
 jsonmatch_judge = model=judge-1 endpoint={judge}
-jsonmatch_group_by = folder
+jsonmatch_report = group_by=folder
 jsonmatch_gates = fail_under=0.3 pass_k=2 min_pass_hat_k=0.2
 """
 KINDS = ("reply", "run", "repeated")

@@ -101,7 +101,7 @@ jsonmatch_golden = golden
 jsonmatch_target = agent:answer
 jsonmatch_judge = model=judge-1 endpoint={judge}
 jsonmatch_quarantine = quarantine.yaml
-jsonmatch_group_by = folder
+jsonmatch_report = group_by=folder
 jsonmatch_gates = fail_under=0.3 pass_k=2 min_pass_hat_k=0.2
 jsonmatch_field_floors =
     total=0.5
@@ -116,7 +116,7 @@ jsonmatch_targets =
     base = agent:base
     cand = agent:cand
 jsonmatch_reference = base
-jsonmatch_group_by = folder
+jsonmatch_report = group_by=folder
 jsonmatch_gates = fail_under=0.3 max_case_drop=0.6 allow=1
 jsonmatch_field_floors =
     total=0.5

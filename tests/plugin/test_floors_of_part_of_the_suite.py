@@ -18,7 +18,7 @@ FLOORS = f"jsonmatch_field_floors =\n    strict\n    {FLIGHTS}:date=0.9\n    {HO
 
 
 def _suite(pytester, floors: str = FLOORS) -> None:
-    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_group_by = file\n{floors}")
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_report = group_by=file\n{floors}")
     write(
         pytester,
         FLIGHTS,

@@ -107,9 +107,23 @@ def test_every_option_is_documented_in_help(pytester):
         ]
     )
     # the settings merged into others are not offered: their spelling only says where they went
-    for gone in ("fail-under", "max-drop", "max-case-drop", "min-valid", "report-values"):
+    for gone in (
+        "fail-under",
+        "max-drop",
+        "max-case-drop",
+        "min-valid",
+        "report-values",
+        "group-by",
+    ):
         result.stdout.no_fnmatch_line(f"*--jsonmatch-{gone}*")
-    for gone in ("fail_under", "max_drop", "invalid_fails", "schema_dirs", "junit_properties"):
+    for gone in (
+        "fail_under",
+        "max_drop",
+        "invalid_fails",
+        "schema_dirs",
+        "junit_properties",
+        "group_by",
+    ):
         result.stdout.no_fnmatch_line(f"*jsonmatch_{gone} (*")
 
 
@@ -121,7 +135,7 @@ def test_a_setting_given_is_still_checked_at_start_up_when_nothing_uses_the_plug
         ("jsonmatch_calls = concurency=2", "*jsonmatch_calls*concurency*"),
         ("jsonmatch_gates = max_drop=lots", "*jsonmatch_gates max_drop*lots*"),
         ("jsonmatch_threshold = 2", "*jsonmatch_threshold must be a number*"),
-        ("jsonmatch_group_by = case", "*jsonmatch_group_by must be one of*"),
+        ("jsonmatch_report = group_by=case", "*jsonmatch_report: group_by must be one of*"),
     ]:
         pytester.makeini(f"[pytest]\n{ini}\n")
         result = pytester.runpytest_inprocess("-p", "no:cacheprovider")

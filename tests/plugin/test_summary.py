@@ -233,7 +233,7 @@ def test_group_by_file_prints_a_field_table_per_file(pytester):
             assert_json_match({"y": 2}, {"y": 1}, threshold=0)
     """,
     )
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-group-by=file")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=group_by=file")
     result.stdout.fnmatch_lines(
         [
             "fields of file test_one.py",

@@ -9,8 +9,9 @@ per-field deltas are means of those differences, so a case that did not change m
 nothing. See stats.py for the interval, the detectable drop and the tests.
 
 Per-field deltas are computed within each group of the run's tables (its metric, file or
-folder, as ``jsonmatch_group_by`` says), over the shared cases of that group: the delta in a
-table's row is the change of that row's own number, never a field pooled across tables.
+folder, as ``jsonmatch_report``'s ``group_by=`` says), over the shared cases of that group:
+the delta in a table's row is the change of that row's own number, never a field pooled
+across tables.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ def merge_shards(
     (count,) = counts
     _same(shards, "plugin versions", lambda r: r["run"].get("plugin_version"))
     _same(shards, "commits", lambda r: r["run"].get("git_commit"))
-    _same(shards, "grouping (jsonmatch_group_by)", lambda r: r["group_by"])
+    _same(shards, "grouping (jsonmatch_report's group_by=)", lambda r: r["group_by"])
     _same_settings(shards)
     provenance = _provenance(shards)
     missing = [i for i in range(1, count + 1) if i not in stamps]
