@@ -1,14 +1,14 @@
 """Quarantined cases: a case known to be unreliable runs and is reported, but no gate counts
 it until a date.
 
-The quarantine is a YAML file (``jsonmatch_quarantine``) holding a list of entries
+The quarantine is a YAML file (``jsonmatch_quarantine``) holding a list of quarantined cases
 ``{case: ID, reason: TEXT, until: YYYY-MM-DD}``; ``case`` is a case id or a test's node id
 (a named target's ``[name]`` left out covers every target). ``until`` is inclusive: the case
 is quarantined through that day and gates again from the day after, when the summary says
-the entry expired. Today is the local date, or ``JSONMATCH_TODAY`` (for tests and for a CI
+the quarantined case expired. Today is the local date, or ``JSONMATCH_TODAY`` (for tests and for a CI
 run that must be reproducible).
 
-A quarantined comparison carries its entry's reason and date (``Comparison.quarantine``):
+A quarantined comparison carries its quarantined case's reason and date (``Comparison.quarantine``):
 that is the one place every gate reads, since a comparison that is not ``counted`` takes no
 part in aggregates, floors, drops, pass^k or the valid share.
 """
@@ -33,17 +33,17 @@ if TYPE_CHECKING:
 SETTING = "jsonmatch_quarantine"
 TODAY_VARIABLE = "JSONMATCH_TODAY"
 MAX_QUARANTINE_BYTES = 2**20  # a list of cases: far below this
-ENTRY_KEYS = ("case", "reason", "until")
+CASE_KEYS = ("case", "reason", "until")
 
 
 @dataclass(frozen=True)
-class Entry:
+class QuarantinedCase:
     """One quarantined case: its id as written, why, and the last day it is quarantined."""
 
     case: str
     reason: str
     until: datetime.date
-    where: str  # the file and entry it came from, as messages name it
+    where: str  # the file and its place there ('entry N'), as messages name it
 
     @property
     def mark(self) -> tuple[str, str]:
@@ -53,19 +53,19 @@ class Entry:
 
 @dataclass(frozen=True)
 class Quarantine:
-    """The entries of one quarantine file, judged on ``today``; ``digest`` is the file's
+    """The quarantined cases of one quarantine file, judged on ``today``; ``digest`` is the file's
     sha256 (a merged run's shards must have read the same file)."""
 
-    entries: tuple[Entry, ...]
+    cases: tuple[QuarantinedCase, ...]
     today: datetime.date
     digest: str = ""
     shown: str = ""  # the file as the setting gives it
 
-    def _active(self) -> dict[str, Entry]:
-        return {e.case: e for e in self.entries if e.until >= self.today}
+    def _active(self) -> dict[str, QuarantinedCase]:
+        return {e.case: e for e in self.cases if e.until >= self.today}
 
     def covers(self, nodeid: str, target: str = "") -> bool:
-        """Whether an active entry names the test ``nodeid`` (with or without the named
+        """Whether an active quarantined case names the test ``nodeid`` (with or without the named
         ``target`` it ran)."""
         from ..run_model.comparisons import pair_id
 
@@ -73,7 +73,7 @@ class Quarantine:
         return nodeid in active or pair_id(nodeid, target) in active
 
     def mark(self, comparisons: Iterable[Comparison]) -> list[Comparison]:
-        """``comparisons``, each one an active entry names carrying that entry's mark."""
+        """``comparisons``, each one an active quarantined case names carrying its mark."""
         active = self._active()
         if not active:
             return list(comparisons)
@@ -81,7 +81,7 @@ class Quarantine:
 
     def record(self) -> QuarantineRecordDict:
         """What ``run.provenance`` records of it: the file as the setting gives it, its
-        digest, the day it was judged on and what its expired entries say. Shards are one
+        digest, the day it was judged on and what its expired cases say. Shards are one
         run only where this is the same (provenance.py); a merged run says the same."""
         return {
             "file": self.shown,
@@ -90,20 +90,20 @@ class Quarantine:
             "expired": [
                 f"quarantine expired on {e.until.isoformat()}: {e.case} gates again; "
                 f"remove the entry or extend it ({e.where})"
-                for e in self.entries
+                for e in self.cases
                 if e.until < self.today
             ],
         }
 
     def unmatched(self, seen: Iterable[str], partial: bool) -> list[str]:
-        """A line for each entry that names no test of this run (``seen``: the node ids and
+        """A line for each quarantined case that names no test of this run (``seen``: the node ids and
         case ids that ran; ``partial``: the run selected a part of the suite, so the case
         may simply not be in it)."""
         seen = set(seen)
         missing = "not collected in this run" if partial else "names no case"
         return [
             f"quarantine entry {e.case!r} {missing} ({e.where})"
-            for e in self.entries
+            for e in self.cases
             if e.case not in seen
         ]
 
@@ -127,7 +127,7 @@ def conclude_quarantine(
 ) -> tuple[list[Comparison], list[str]]:
     """A session's quarantine at its end: recorded in ``run.provenance``, applied to every
     comparison (a dead xdist worker's too, which no test report carried), and a line for
-    each entry that names no test that ran (``ran``: node ids; ``shard``: the run is a
+    each quarantined case that names no test that ran (``ran``: node ids; ``shard``: the run is a
     shard of its suite)."""
     run.setdefault("provenance", {})["quarantine"] = quarantine.record()
     marked = quarantine.mark(comparisons)
@@ -148,7 +148,7 @@ def partial_run(config: _Session) -> bool:
 
 def quarantine_lines(cases: Iterable[CaseResult], provenance: Mapping[str, object]) -> list[str]:
     """What a run's summary says of its quarantine: each quarantined case (it gates
-    nothing), then each expired entry ``run.provenance`` records (it gates again)."""
+    nothing), then each expired case ``run.provenance`` records (it gates again)."""
     out = [
         f"quarantined until {case.quarantine[1]}, gates nothing: {case.case_id} "
         f"({case.quarantine[0]})"
@@ -161,11 +161,11 @@ def quarantine_lines(cases: Iterable[CaseResult], provenance: Mapping[str, objec
     return out
 
 
-def _marked(comparison: Comparison, active: Mapping[str, Entry]) -> Comparison:
+def _marked(comparison: Comparison, active: Mapping[str, QuarantinedCase]) -> Comparison:
     for key in (comparison.case_id, comparison.nodeid, comparison.pair_id):
-        entry = active.get(key)
-        if entry is not None:
-            return comparison.replace(quarantine=entry.mark)
+        quarantined = active.get(key)
+        if quarantined is not None:
+            return comparison.replace(quarantine=quarantined.mark)
     return comparison
 
 
@@ -211,7 +211,7 @@ def quarantine_setting(text: str, name: str, config: _Config) -> Quarantine | No
 def load_quarantine(path: Path, shown: str, root: Path) -> Quarantine:
     """The quarantine file at ``path`` (``shown`` as messages name it), inside ``root``, read
     by the project's safe YAML loader; any mistake is one ConfigError naming the file and
-    the entry."""
+    the quarantined case ("entry N": its place in the list)."""
     from ...engine.reading.safe_yaml import decode_text, parse_yaml
     from ...engine.reading.user_files import read_regular
 
@@ -227,29 +227,27 @@ def load_quarantine(path: Path, shown: str, root: Path) -> Quarantine:
     if data is None:
         data = []
     if not isinstance(data, list):
-        raise ConfigError(f"{what}: the file holds a list of entries {{{', '.join(ENTRY_KEYS)}}}")
-    entries = tuple(_entry(item, f"{shown}, entry {n}") for n, item in enumerate(data, 1))
+        raise ConfigError(f"{what}: the file holds a list of entries {{{', '.join(CASE_KEYS)}}}")
+    cases = tuple(_quarantined_case(item, f"{shown}, entry {n}") for n, item in enumerate(data, 1))
     seen: dict[str, str] = {}
-    for entry in entries:
-        if entry.case in seen:
+    for quarantined in cases:
+        if quarantined.case in seen:
             raise ConfigError(
-                f"{SETTING}: {entry.where}: case {entry.case!r} is listed twice "
-                f"(first at {seen[entry.case]})"
+                f"{SETTING}: {quarantined.where}: case {quarantined.case!r} is listed twice "
+                f"(first at {seen[quarantined.case]})"
             )
-        seen[entry.case] = entry.where
-    return Quarantine(entries, today(), hashlib.sha256(raw).hexdigest(), shown)
+        seen[quarantined.case] = quarantined.where
+    return Quarantine(cases, today(), hashlib.sha256(raw).hexdigest(), shown)
 
 
-def _entry(item: object, where: str) -> Entry:
-    """One entry, checked: every key known, a case, a reason and a date."""
+def _quarantined_case(item: object, where: str) -> QuarantinedCase:
+    """One quarantined case, checked: every key known, a case, a reason and a date."""
     what = f"{SETTING}: {where}"
     if not isinstance(item, dict):
-        raise ConfigError(f"{what}: an entry is a mapping of {', '.join(ENTRY_KEYS)}")
-    unknown = sorted(str(k) for k in item if k not in ENTRY_KEYS)
+        raise ConfigError(f"{what}: an entry is a mapping of {', '.join(CASE_KEYS)}")
+    unknown = sorted(str(k) for k in item if k not in CASE_KEYS)
     if unknown:
-        raise ConfigError(
-            f"{what}: unknown key {unknown[0]!r}; known keys: {', '.join(ENTRY_KEYS)}"
-        )
+        raise ConfigError(f"{what}: unknown key {unknown[0]!r}; known keys: {', '.join(CASE_KEYS)}")
     case, reason, until = item.get("case"), item.get("reason"), item.get("until")
     if not isinstance(case, str) or not case.strip():
         raise ConfigError(f"{what}: 'case' must name a case id or a test's node id")
@@ -257,11 +255,11 @@ def _entry(item: object, where: str) -> Entry:
     what = f"{SETTING}: {where}"
     if not isinstance(reason, str) or not reason.strip():
         raise ConfigError(f"{what}: 'reason' must say why the case is quarantined")
-    return Entry(case.strip(), reason.strip(), _date(until, what), where)
+    return QuarantinedCase(case.strip(), reason.strip(), _date(until, what), where)
 
 
 def _date(value: object, what: str) -> datetime.date:
-    """An entry's ``until``: a date written YYYY-MM-DD."""
+    """A quarantined case's ``until``: a date written YYYY-MM-DD."""
     if value is None:
         raise ConfigError(f"{what}: 'until' is missing: the last day it is quarantined, YYYY-MM-DD")
     try:
