@@ -243,11 +243,11 @@ _FIGURE_NAMES = (
 
 
 def _figures(data: dict[str, Any], where: str) -> Figures:
-    counts = [_count(data, k, where) for k in ("n", "tp", "fp", "tn", "fn")]
-    if counts[0] != sum(counts[1:]):
-        raise _Wrong(f"{where}n is {counts[0]}, not tp + fp + tn + fn")
-    estimates = [_estimate(_mapping(data, k, where), f"{where}{k}.") for k in _FIGURE_NAMES]
-    return Figures(*counts, *estimates)
+    n, tp, fp, tn, fn = (_count(data, k, where) for k in ("n", "tp", "fp", "tn", "fn"))
+    if n != tp + fp + tn + fn:
+        raise _Wrong(f"{where}n is {n}, not tp + fp + tn + fn")
+    estimates = {k: _estimate(_mapping(data, k, where), f"{where}{k}.") for k in _FIGURE_NAMES}
+    return Figures(n, tp, fp, tn, fn, **estimates)
 
 
 def _optional(data: dict[str, Any], key: str) -> dict[str, Any] | None:

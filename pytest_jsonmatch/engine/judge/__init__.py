@@ -21,6 +21,7 @@ and functions through small protocols (batching.py, semantic.py), never naming t
 | sending.py          | the judge's own retries where no runner sends for it              |
 | memory.py           | ``Memory``: verdicts known, used, asked, by case                  |
 | figures.py          | ``JudgeFigures``: requests, tokens, cost, time                    |
+| agreement.py        | the judge against a person's labels: kappa, AC1, rates, intervals |
 
 This face loads each module when one of its names is first used, so importing it costs
 nothing: ``jsonmatch compare`` without a judge never loads the judge's modules, nor the
