@@ -32,7 +32,8 @@ class Outputs:
     target, under the input and the ``fingerprint`` (of that target) it was made under
     (fingerprints.py). Where it records (any mode but off), an output is taken in its
     stable form (stable_form.py: call ids renamed, what ``scrub`` names replaced), live and
-    replayed alike: the value scored is the value recorded."""
+    replayed alike: the value scored is the value recorded, and what it scrubbed is left out
+    of the comparison (``Produced.ignored``)."""
 
     def __init__(
         self,
@@ -126,7 +127,12 @@ class Outputs:
         if existing is not None and not changed and self.record != "all":
             # (a recording made before ids were renamed replays in the stable form too)
             output = stable_form(existing.output, self.scrub)
-            return Produced(output=output, source="replayed", call=existing.call)
+            return Produced(
+                output=output,
+                source="replayed",
+                call=existing.call,
+                ignored=self.scrub.ignored(output),
+            )
         if self.record == "none":
             raise _no_replay(recordings.relative(path, self.root), existing, changed)
         done = calls.take(key, case)
@@ -176,6 +182,7 @@ class Outputs:
             source="live",
             call=done.figures,
             recording="" if not wrote else "stale" if existing is not None else "recorded",
+            ignored=self.scrub.ignored(output),
         )
 
     def _existing(self, path: Path) -> Recording | None:

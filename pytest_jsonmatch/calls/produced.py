@@ -25,7 +25,9 @@ class Produced:
     reports show beside the output; ``repeats``: how many runs its case was asked for, where
     the case repeats or sets its own ``repeat:`` (None: once, as every case by default),
     which a report records so that ``jsonmatch merge`` counts a shard's runs of the case
-    without reading its case file."""
+    without reading its case file; ``ignored``: ``ignore`` patterns the comparison adds to
+    its own, the values the record setting's ``scrub=`` replaced (stable_form.py), so that
+    a scrubbed field counts nowhere, live and replayed alike."""
 
     output: object = None
     input: object = None
@@ -34,6 +36,7 @@ class Produced:
     recording: Recorded = ""
     call: CallFigures | None = None
     repeats: int | None = None
+    ignored: tuple[str, ...] = ()
 
     @property
     def attempts_note(self) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import MASK_SECONDS, MaskPattern
-from ..engine.core.paths import PathPattern
+from ..engine.core.paths import PathPattern, index_segment, key_segment
 
 PLACEHOLDER = "<scrubbed>"  # what a scrubbed value is recorded (and scored) as
 
@@ -86,6 +86,20 @@ class Scrub:
         """The patterns as the setting spells them."""
         return [p.text for p in self.paths] + [f"/{t.pattern}/" for t in self.texts]
 
+    def ignored(self, output: object) -> tuple[str, ...]:
+        """What a comparison of ``output`` (in its stable form) leaves out, as ``ignore``
+        patterns: each scrub path as given, and where a ``/REGEX/`` is given, the place of
+        each value it replaced whole (a text output holding JSON is read for them), its
+        indices any index (``lines[].at``: one pattern per field, however many elements).
+        A value a pattern replaced in part stays a text to compare. Empty when nothing is
+        scrubbed: the values recorded are then scored as they are."""
+        named = [p.text for p in self.paths] if isinstance(output, (dict, list)) else []
+        if self.texts:
+            if isinstance(output, str):
+                output = _json_or_none(output)
+            named += _placeholder_fields(output, self)
+        return tuple(named)
+
     def hits(self, path: str) -> bool:
         return any(pattern.matches(path) for pattern in self.paths)
 
@@ -103,6 +117,39 @@ class Scrub:
 
 
 NO_SCRUB = Scrub()  # nothing named: ids renamed only
+
+
+def _json_or_none(text: str) -> object:
+    """``text`` read as JSON (a target's answer given as text), or None when it is not."""
+    import json
+
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _placeholder_fields(output: object, scrub: Scrub) -> list[str]:
+    """The field paths (indices folded: ``lines[].at``) of the values of ``output`` that are
+    :data:`PLACEHOLDER` whole and that no scrub path names, each once, in document order.
+    Iterative, as _rebuilt."""
+    found: dict[str, None] = {}
+    # (the field path, the instance path, the value)
+    stack: list[tuple[str, str, object]] = [("", "", output)]
+    while stack:
+        field, path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(
+                (key_segment(field, k), key_segment(path, k), v) for k, v in reversed(node.items())
+            )
+        elif isinstance(node, list):
+            below = index_segment(field, None)
+            stack.extend(
+                (below, index_segment(path, n), v) for n, v in reversed(list(enumerate(node)))
+            )
+        elif node == PLACEHOLDER and path and not scrub.hits(path):
+            found[field] = None
+    return list(found)
 
 
 def stable_form(output: object, scrub: Scrub = NO_SCRUB) -> object:

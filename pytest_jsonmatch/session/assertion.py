@@ -171,7 +171,7 @@ def compare_and_send(
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
-        merged = {**defaults.options_for(name), **options}
+        merged = _scrubbed_ignored({**defaults.options_for(name), **options}, produced)
         with judged:
             if reply is None:
                 result = match_json(produced.output, expected, metric=name, **merged)
@@ -338,6 +338,20 @@ def _send_scored(
     )
     if batch is not None:
         raise batch
+
+
+def _scrubbed_ignored(options: dict[str, object], produced: Produced) -> dict[str, object]:
+    """``options`` with what the record setting scrubbed (``produced.ignored``) added to
+    their ``ignore``, so that a scrubbed field counts nowhere; an ``ignore`` of the wrong
+    type is left for the metric to name."""
+    if not produced.ignored:
+        return options
+    given = options.get("ignore")
+    if given is None or isinstance(given, str):
+        options["ignore"] = ([] if given is None else [given]) + list(produced.ignored)
+    elif isinstance(given, (list, tuple)):
+        options["ignore"] = [*given, *produced.ignored]
+    return options
 
 
 def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:

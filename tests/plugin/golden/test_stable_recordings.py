@@ -86,7 +86,9 @@ def _recording(pytester, case="oslo"):
 
 def _scores(pytester, *flags):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json", *flags)
-    result.assert_outcomes(failed=2)  # oslo: its state's created_at is an extra field
+    # oslo: its state's created_at is an extra field until scrubbed (then left out)
+    scrubbed = any("scrub=" in flag for flag in flags)
+    result.assert_outcomes(failed=1 + (not scrubbed), passed=int(scrubbed))
     report = held((pytester.path / "r.json").read_text())
     return {c["case_id"]: (c["source"], c["score"]) for c in report["comparisons"]}, report
 
@@ -130,12 +132,13 @@ def test_a_scrubbed_recording_replays_with_the_scores_of_the_live_run(suite, mod
     assert {k: s for k, (_, s) in live.items()} == {k: s for k, (_, s) in replayed.items()}
     assert {s for s, _ in live.values()} == {"live"}
     assert {s for s, _ in replayed.values()} == {"replayed"}
-    # field by field too: the state's created_at is an extra field of both, scored alike
+    # field by field too: the state's created_at, scrubbed, is left out of both alike
     assert again["fields"] == report["fields"]
-    # oslo: the answer's 3 fields and the run's 6 rows match (F1 1 each); the state's 4 rows
-    # hold 3 matches and created_at extra: P 3/4, R 1, F1 6/7. By rows: (3 + 6 + 4 * 6/7) / 13
-    # = 87/91
-    assert live[next(k for k in live if k.endswith("oslo"))][1] == pytest.approx(87 / 91)
+    # oslo: the answer's 3 fields, the run's 6 rows and the state's 3 match; created_at,
+    # missing from expected_state, is no extra field: it counts nowhere
+    assert live[next(k for k in live if k.endswith("oslo"))][1] == 1.0
+    stamp = report["fields"]["state.bookings[].created_at"]
+    assert (stamp["scored"], stamp["hallucination"]) == (0, 0)  # skipped: counted nowhere
 
 
 def test_a_recording_with_the_models_own_ids_still_replays(suite, model):
