@@ -1,8 +1,8 @@
 """The one table of report formats (reporting/render/formats.py), pinned: every format is offered by
-each entry point it names, and by no other (the plugin's report files, ``--format`` of the
+each outlet it names, and by no other (the plugin's report files, ``--format`` of the
 commands that print a report, ``compare-runs --format``); it renders there; the decision
 that a session builds its report whole reads the format's own flags. A throwaway format
-registered here alone reaches every entry point it names: nothing else lists formats."""
+registered here alone reaches every outlet it names: nothing else lists formats."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def test_the_table_orders_and_offers_the_built_in_formats():
     assert formats.FORMATS[formats.STEP_SUMMARY].suffixes == (".md",)
 
 
-def test_the_table_refuses_a_format_its_entry_points_could_not_use():
+def test_the_table_refuses_a_format_its_outlets_could_not_use():
     with pytest.raises(ValueError, match="registered already"):
         formats.register(formats.FORMATS["json"])
     with pytest.raises(ValueError, match="chosen by its suffix"):
@@ -114,7 +114,7 @@ def test_the_table_refuses_a_format_its_entry_points_could_not_use():
     assert "x" not in formats.FORMATS
 
 
-def _reaches_every_entry_point(
+def _reaches_every_outlet(
     fmt: ReportFormat, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``fmt`` is offered where it says, not elsewhere, and renders in each place."""
@@ -150,8 +150,8 @@ def _reaches_every_entry_point(
 
 
 @pytest.mark.parametrize("name", list(formats.FORMATS))
-def test_every_format_reaches_the_entry_points_it_names(name, tmp_path, capsys):
-    _reaches_every_entry_point(formats.FORMATS[name], tmp_path, capsys)
+def test_every_format_reaches_the_outlets_it_names(name, tmp_path, capsys):
+    _reaches_every_outlet(formats.FORMATS[name], tmp_path, capsys)
 
 
 def test_the_plugins_help_lists_every_report_file():
@@ -161,8 +161,8 @@ def test_the_plugins_help_lists_every_report_file():
         assert f"{fmt.suffixes[0]} ({fmt.describe})" in text
 
 
-def test_a_format_registered_alone_reaches_every_entry_point(lines_format, tmp_path, capsys):
-    _reaches_every_entry_point(lines_format, tmp_path, capsys)
+def test_a_format_registered_alone_reaches_every_outlet(lines_format, tmp_path, capsys):
+    _reaches_every_outlet(lines_format, tmp_path, capsys)
     actual, expected = _pair(tmp_path)
     done = jsonmatch_in_process(capsys, "compare", actual, expected, "-f", "lines")
     assert {"cases", "comparisons", "gates"} <= set(json.loads(done.stdout)["keys"])
@@ -188,7 +188,7 @@ def test_a_format_registered_alone_is_a_report_file_of_the_plugin(lines_format, 
     assert written["overall"] == 1.0
 
 
-def test_the_docs_name_every_format_of_each_entry_point():
+def test_the_docs_name_every_format_of_each_outlet():
     # the docs are written by hand: a format added to the table fails here until they say it
     docs = Path(__file__).resolve().parents[2] / "docs"
     cli = (docs / "cli.md").read_text(encoding="utf-8")

@@ -1,10 +1,10 @@
 """Every report format, in one table: its name, the file suffixes that choose it, how it is
-written, what of a run it reads, and which entry points offer it. The plugin's report files
+written, what of a run it reads, and which outlets offer it. The plugin's report files
 (report_files.py), the command line's ``--format`` (cli/output.py) and ``compare-runs
---format`` read this table and nothing else: a format added here reaches each entry point it
+--format`` read this table and nothing else: a format added here reaches each outlet it
 names, its help texts and choices included.
 
-The entry points (``offered_by``):
+The outlets, the places a format is offered in (``offered_by``):
 
 - ``REPORT_FILES``: a file of the plugin's ``jsonmatch_report``, chosen by its suffix;
 - ``FORMAT``: ``--format`` of ``jsonmatch score``, ``compare``, ``report``, ``diff``, ``merge``;
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
     from ..run_model.report_types import CaseDict, Report, RunsComparison
     from ..run_model.spool import ComparisonSpool, Spool
 
-Entry = Literal["report_files", "format", "compare_runs"]
-REPORT_FILES: Entry = "report_files"
-FORMAT: Entry = "format"
-RUNS: Entry = "compare_runs"
-ENTRIES: tuple[Entry, ...] = (REPORT_FILES, FORMAT, RUNS)
+Outlet = Literal["report_files", "format", "compare_runs"]
+REPORT_FILES: Outlet = "report_files"
+FORMAT: Outlet = "format"
+RUNS: Outlet = "compare_runs"
+OUTLETS: tuple[Outlet, ...] = (REPORT_FILES, FORMAT, RUNS)
 
 
 class Look(NamedTuple):
@@ -69,7 +69,7 @@ class ReportFormat(HashedSlotted):
 
     name: str
     write: Writer
-    offered_by: frozenset[Entry]
+    offered_by: frozenset[Outlet]
     suffixes: tuple[str, ...]
     all_cases: bool
     comparisons: bool
@@ -83,7 +83,7 @@ class ReportFormat(HashedSlotted):
         *,
         name: str,
         write: Writer,
-        offered_by: frozenset[Entry],
+        offered_by: frozenset[Outlet],
         suffixes: tuple[str, ...] = (),
         all_cases: bool = True,
         comparisons: bool = True,
@@ -228,9 +228,9 @@ register(
 STEP_SUMMARY = "markdown"  # the format GitHub's step summary is appended in
 
 
-def offered(entry: Entry) -> tuple[str, ...]:
-    """The names of the formats ``entry`` offers, in the table's order."""
-    return tuple(name for name, fmt in FORMATS.items() if entry in fmt.offered_by)
+def offered(outlet: Outlet) -> tuple[str, ...]:
+    """The names of the formats ``outlet`` offers, in the table's order."""
+    return tuple(name for name, fmt in FORMATS.items() if outlet in fmt.offered_by)
 
 
 def by_suffix(suffix: str) -> ReportFormat | None:
