@@ -28,7 +28,7 @@ handful of entries and two kinds). Two comparisons, target at most the checker's
   work after a turn's execution (its record of the turn's results, its asserts on the
   instances, and, with its empty-turn check, its ``state_checker`` and ``response_checker``,
   turn by turn until the entry's first failure, as its checker goes) against our verdict's
-  judging of the turn as a user who reads the verdict gets it (``TurnChecks.judge``: the
+  judging of the turn as a user who reads the verdict gets it (``TurnChecks.check``: the
   turn's row, the states compared by ``!=`` where calls may have parted them, the missing
   results; on every turn, since our verdict gives per-turn credit; the entry's checks made in
   its first turn, its verdict and per-turn credit in its last; its turns' ``BfclTurn``
@@ -482,7 +482,7 @@ def _time_turn(
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response
 
     from pytest_jsonmatch.engine.bfcl import bfcl_multi_turn as ours_module
-    from pytest_jsonmatch.engine.bfcl.bfcl_turn_checks import JudgedTurns, TurnChecks
+    from pytest_jsonmatch.engine.bfcl.bfcl_turn_checks import CheckedTurns, TurnChecks
 
     index, last, steps, calls, model_results, expected, so_far, records = turn
     entry_id, classes, config, long_context, sides, model, truth = entry_parts
@@ -513,10 +513,12 @@ def _time_turn(
         keeps it (its ``BfclTurn`` objects and fields made only when read)."""
         if not ours_parts:
             ours_parts.append(TurnChecks(model, truth))
-        right = ours_parts[0].judge(steps, calls, model_results, expected)
+        right = ours_parts[0].check(steps, calls, model_results, expected)
         if index == last:
-            judged = JudgedTurns(entry_id, classes, config, long_context, sides, ours_parts[0].rows)
-            ours_parts.append(ours_module.verdict_of(judged))
+            checked_turns = CheckedTurns(
+                entry_id, classes, config, long_context, sides, ours_parts[0].rows
+            )
+            ours_parts.append(ours_module.verdict_of(checked_turns))
         return right
 
     going = False

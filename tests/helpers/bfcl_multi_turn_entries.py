@@ -341,9 +341,9 @@ def fresh_check(
     entry: dict[str, Any], truth: list[list[str]], turns: Turns, record: bool
 ) -> dict[str, Any]:
     """In a fresh process: BFCL's ``multi_turn_checker`` verdict (with its runner's turn-count
-    check) and, where ``record``, every turn as BFCL's own functions judge it on BFCL's own
+    check) and, where ``record``, every turn as BFCL's own functions check it on BFCL's own
     execution: each turn's results recorded as its checker executes them, the turns after the
-    checker stops executed by the same function under the same names, and each turn judged
+    checker stops executed by the same function under the same names, and each turn checked
     by BFCL's checks in its order (empty turn, ``_compare_instances`` on every class, its
     ``_is_subsequence_unordered`` against the model's results so far; a turn whose ground
     truth makes no call right when the model made none). Per turn: [right, error type,
@@ -415,7 +415,7 @@ def _record_turns(checker: Any, entry: dict[str, Any], records: list[dict[str, A
 
 
 def _judged(records: list[dict[str, Any]], turns: Turns, truth: list[list[str]]) -> list[Any]:
-    """Each recorded turn judged by BFCL's checks, in its checker's order."""
+    """Each recorded turn checked by BFCL's checks, in its checker's order."""
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import (
         _is_subsequence_unordered,
     )

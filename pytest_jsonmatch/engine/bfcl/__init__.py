@@ -14,7 +14,7 @@ No face: the root package's ``_API`` names each public name's module here.
 | bfcl_fast_pass.py    | BFCL's decoded form checked as it is, one loop per call (a switch)   |
 | bfcl_checker.py      | ``BfclChecker``, ``bfcl_verdict``; ``rules="bfcl"``'s pairs          |
 | bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
-| bfcl_turn_checks.py  | a BFCL entry's turns judged: states by ``!=``, results; reading later |
+| bfcl_turn_checks.py  | a BFCL entry's turns checked: states by ``!=``, results; reading later |
 | bfcl_isolation.py    | an entry executed in a child process, never here; calls past time   |
 | bfcl_fork_server.py  | the fork server: a child per entry, no network, bounded time, memory |
 | bfcl_multi_turn.py   | ``bfcl_multi_turn_verdict``: BFCL's verdict, per-turn credit, fields |

@@ -3,7 +3,7 @@
 :mod:`.bfcl_rules` finds an expected call's function document and reads its parameters,
 required names and name again at every check. Here an entry (its documents, its possible
 answers, its category) is held once: each expected call finds its document the first time
-it is checked and keeps what it read of it; each argument's value is judged by
+it is checked and keeps what it read of it; each argument's value is checked by
 :func:`.bfcl_rules.value_problem`, the same rules.
 
 :class:`EntryRules` gives what callers need: ``error(calls)``, the checker's verdict as

@@ -10,7 +10,7 @@ its entry.
 
 ``bfcl_isolation.py`` starts the server as a fresh interpreter (``python -c``, the caller's
 ``sys.path``): none of the caller's threads or state. The server imports the environment
-classes' modules and this package's judging (``bfcl_turn_checks.py``), makes ``socket`` refuse
+classes' modules and this package's checking (``bfcl_turn_checks.py``), makes ``socket`` refuse
 every connection and name lookup (``_refuse_network``), caps the address space of itself and
 its children at ``MEMORY_BYTES`` past what it holds once started (a call that allocates past
 that records a ``MemoryError``'s error text), and writes no core file. Each child, forked for
@@ -54,16 +54,16 @@ from .bfcl_execution import MULTI_TURN_CLASSES, CallGate, environment_class, pub
 from .bfcl_turn_checks import (
     SIDES,
     AttributeDifference,
-    JudgedTurns,
+    CheckedTurns,
     TurnRow,
     Unreadable,
-    judge_entry,
+    check_entry,
     read_turns,
 )
 
 # the limits on what an executed entry may take (docs/errors.md: "BFCL's multi-turn verdict")
 CALL_CPU_SECONDS = 1.0  # each call's CPU time
-ENTRY_CPU_SECONDS = 20  # a request's CPU time, all its calls and judging
+ENTRY_CPU_SECONDS = 20  # a request's CPU time, all its calls and checking
 ENTRY_WALL_SECONDS = 60  # a request's wall time
 MEMORY_BYTES = 1 << 30  # the address space a child may add to the server's
 TIMED_OUT = (
@@ -250,10 +250,10 @@ def executed(request: dict[str, Any], gate: CallGate | None = None) -> dict[str,
     entry = (request["id"], request["classes"], request["config"], request["long_context"])
     model, truth = request["model"], request["truth"]
     if request["kind"] == "verdict":
-        rows = judge_entry(entry, model, truth, gate)
+        rows = check_entry(entry, model, truth, gate)
         return {"rows": [[row[0], row[1], row[2], row[3], row[6], row[7]] for row in rows]}
-    judged = JudgedTurns(*entry, SIDES, rows_of(request["rows"], model, truth))
-    readings = read_turns(judged, gate)
+    checked_turns = CheckedTurns(*entry, SIDES, rows_of(request["rows"], model, truth))
+    readings = read_turns(checked_turns, gate)
     return {"readings": [[index, [_plain(d) for d in found]] for index, found in readings.items()]}
 
 

@@ -1,6 +1,6 @@
 """BFCL's multi-turn entries executed in child processes, never in the caller's.
 
-``bfcl_multi_turn_verdict`` asks here for an entry's judged rows, and a verdict's fields for
+``bfcl_multi_turn_verdict`` asks here for an entry's checked rows, and a verdict's fields for
 its turns' differing attributes; each request is executed in a child forked for it by the
 fork server (``bfcl_fork_server.py``: there the limits, the refused network and the reasons).
 The server is one fresh interpreter per process, started on the first request (a fraction of
@@ -45,7 +45,7 @@ from .bfcl_fork_server import (
     rows_of,
     write_frame,
 )
-from .bfcl_turn_checks import JudgedTurns, Readings, TurnRow
+from .bfcl_turn_checks import CheckedTurns, Readings, TurnRow
 
 MAX_TIMED_OUT_CALLS = 3  # an entry's calls recorded as past their time before it is refused
 START_SECONDS = 60  # the server's start (its imports), at most
@@ -160,13 +160,13 @@ _SERVER = ForkServer()
 atexit.register(_SERVER.close)
 
 
-def judged_rows(
+def checked_rows(
     entry: EntryParts,
     model: Sequence[Sequence[Sequence[str]]],
     truth: Sequence[Sequence[str]],
     server: ForkServer | None = None,
 ) -> tuple[list[TurnRow], tuple[int, ...]]:
-    """The entry's turns executed and judged in a child (of ``server``, this process's own
+    """The entry's turns executed and checked in a child (of ``server``, this process's own
     unless given): a row per turn, and the calls recorded as past their time (their
     numbers, to be skipped when the entry is read)."""
     request = {"kind": "verdict", "skip": []}
@@ -174,16 +174,16 @@ def judged_rows(
     return rows_of(answer["rows"], model, truth), skipped
 
 
-def isolated_reader(skipped: Sequence[int]) -> Callable[[JudgedTurns], Readings]:
-    """A ``JudgedTurns`` reader that reads in a child, with the verdict's skipped calls."""
+def isolated_reader(skipped: Sequence[int]) -> Callable[[CheckedTurns], Readings]:
+    """A ``CheckedTurns`` reader that reads in a child, with the verdict's skipped calls."""
 
-    def read(judged: JudgedTurns) -> Readings:
-        rows = judged.rows
+    def read(checked_turns: CheckedTurns) -> Readings:
+        rows = checked_turns.rows
         model = [row[4] for row in rows]
         truth = [row[5] for row in rows]
         plain = [[row[0], row[1], row[2], row[3], row[6], row[7]] for row in rows]
         request = {"kind": "readings", "skip": list(skipped), "rows": plain}
-        answer, _ = _executed(request, judged.entry, model, truth)
+        answer, _ = _executed(request, checked_turns.entry, model, truth)
         return {
             index: tuple(difference_of(difference) for difference in found)
             for index, found in answer["readings"]

@@ -8,20 +8,20 @@ turn, that every public attribute of every instance equals the ground truth's (P
 every turn so far (as a multiset). The entry is invalid at its first turn that fails.
 
 ``bfcl_multi_turn_verdict`` decides the same, executing the calls with ``bfcl_execution.py``
-(no ``eval``), and goes on past the first failure: every turn is judged by the same rule
+(no ``eval``), and goes on past the first failure: every turn is checked by the same rule
 (a turn whose ground truth makes no call is right when the model made none either, BFCL's
 irrelevance rule, which its multi-turn verdict does not apply), giving the per-turn credit.
 Where a turn is wrong, its fields say why in the project's terms: each state attribute that
 differs, read to JSON and compared field by field (``turns[2].GorillaFileSystem.root...``),
 and each of the ground truth's results the model's lack (``turns[2].execution_results[0]``).
-The judging is ``bfcl_turn_checks.py``'s, a plain row per turn; the turns and their fields
+The checking is ``bfcl_turn_checks.py``'s, a plain row per turn; the turns and their fields
 are made from the rows when first read (reading the differing attributes to JSON executes
-the entry's calls again, ``JudgedTurns``), so that the verdict and the per-turn credit cost
+the entry's calls again, ``CheckedTurns``), so that the verdict and the per-turn credit cost
 no more than the comparisons BFCL's checker makes.
 
 The entry is executed, and executed again for the fields, in a child process forked for it
 (``bfcl_isolation.py``, ``bfcl_fork_server.py``): BFCL's classes keep state from entry to
-entry and change the process (``decimal``'s precision), so each entry is judged as in a
+entry and change the process (``decimal``'s precision), so each entry is checked as in a
 fresh process, as if it were the first, and this process never runs their methods. Only the
 four categories' eight classes are executed; a call's time, memory and result are bounded.
 """
@@ -41,13 +41,13 @@ from ..core.values import MISSING
 from ..match import match_json
 from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
 from .bfcl_execution import check_classes
-from .bfcl_isolation import isolated_reader, judged_rows
+from .bfcl_isolation import checked_rows, isolated_reader
 from .bfcl_turn_checks import (
     CALLS_NOT_EXPECTED,
     EMPTY_TURN,
     SIDES,
     AttributeDifference,
-    JudgedTurns,
+    CheckedTurns,
     TurnRow,
     Unreadable,
 )
@@ -60,7 +60,7 @@ _RIGHT = operator.itemgetter(0)  # a turn's row -> whether the turn is right
 
 @dataclass(frozen=True)
 class BfclTurn:
-    """One turn as the verdict judged it.
+    """One turn as the verdict checked it.
 
     ``checked``: the ground truth makes calls in this turn (BFCL checks only those).
     ``right``: the turn passes (a checked turn: BFCL's three checks; an unchecked one: the
@@ -82,14 +82,14 @@ class BfclTurn:
     expected_results: tuple[str, ...]
     expected_calls: tuple[str, ...]
     model_calls: tuple[tuple[str, ...], ...]
-    judged: JudgedTurns | None = field(default=None, repr=False, compare=False)
+    checked_turns: CheckedTurns | None = field(default=None, repr=False, compare=False)
 
     @property
     def differences(self) -> tuple[AttributeDifference, ...]:
         """The differing attributes read to JSON (made on first use, for the whole entry)."""
-        if self.judged is None or not self.differing:
+        if self.checked_turns is None or not self.differing:
             return ()
-        return self.judged.readings(self.index)
+        return self.checked_turns.readings(self.index)
 
     @functools.cached_property
     def fields(self) -> tuple[FieldResult, ...]:
@@ -176,7 +176,7 @@ class BfclMultiTurnVerdict:
     ``valid``: what BFCL's ``multi_turn_checker`` (with its runner's check of the turn count)
     decides. ``problem``: BFCL's error type of the failure (None when valid, as BFCL gives
     none); ``failed_turn``: the turn BFCL stops at (None when valid, or when the turn counts
-    differ). ``turns``: each turn judged, the ones after the failure too. ``score``: the
+    differ). ``turns``: each turn checked, the ones after the failure too. ``score``: the
     per-turn credit, the share of turns right. ``fields``: what is wrong with each turn,
     paths under ``turns[i]``.
     """
@@ -185,20 +185,23 @@ class BfclMultiTurnVerdict:
     problem: str | None
     failed_turn: int | None
     score: float
-    judged: JudgedTurns | None = field(default=None, repr=False, compare=False)
+    checked_turns: CheckedTurns | None = field(default=None, repr=False, compare=False)
 
     @functools.cached_property
     def turns(self) -> tuple[BfclTurn, ...]:
-        if self.judged is None:
+        if self.checked_turns is None:
             return ()
-        return tuple(_turn(index, row, self.judged) for index, row in enumerate(self.judged.rows))
+        return tuple(
+            _turn(index, row, self.checked_turns)
+            for index, row in enumerate(self.checked_turns.rows)
+        )
 
     @property
     def fields(self) -> tuple[FieldResult, ...]:
         return tuple(field for turn in self.turns for field in turn.fields)
 
 
-def _turn(index: int, row: TurnRow, judged: JudgedTurns) -> BfclTurn:
+def _turn(index: int, row: TurnRow, checked_turns: CheckedTurns) -> BfclTurn:
     right, problem, differing, missing, steps, calls, model_results, expected = row
     return BfclTurn(
         index=index,
@@ -211,7 +214,7 @@ def _turn(index: int, row: TurnRow, judged: JudgedTurns) -> BfclTurn:
         expected_results=expected,
         expected_calls=tuple(calls),
         model_calls=tuple(map(tuple, steps)),
-        judged=judged,
+        checked_turns=checked_turns,
     )
 
 
@@ -235,20 +238,20 @@ def bfcl_multi_turn_verdict(
         return BfclMultiTurnVerdict(False, FORCE_TERMINATED, None, 0.0)
     category = entry_id.rsplit("_", 1)[0]
     long_context = "long_context" in category or "composite" in category
-    rows, skipped = judged_rows((entry_id, classes, config, long_context), model, truth)
+    rows, skipped = checked_rows((entry_id, classes, config, long_context), model, truth)
     reader = isolated_reader(skipped)
-    return verdict_of(JudgedTurns(entry_id, classes, config, long_context, SIDES, rows, reader))
+    return verdict_of(CheckedTurns(entry_id, classes, config, long_context, SIDES, rows, reader))
 
 
-def verdict_of(judged: JudgedTurns) -> BfclMultiTurnVerdict:
-    """The verdict on an entry whose turns are all judged: invalid at the first checked turn
+def verdict_of(checked_turns: CheckedTurns) -> BfclMultiTurnVerdict:
+    """The verdict on an entry whose turns are all checked: invalid at the first checked turn
     that is not right."""
-    rows = judged.rows
+    rows = checked_turns.rows
     score = sum(map(_RIGHT, rows)) / len(rows) if rows else 0.0
     for index, row in enumerate(rows):
         if row[5] and not row[0]:  # (calls expected, and not right)
-            return BfclMultiTurnVerdict(False, row[1], index, score, judged)
-    return BfclMultiTurnVerdict(True, None, None, score, judged)
+            return BfclMultiTurnVerdict(False, row[1], index, score, checked_turns)
+    return BfclMultiTurnVerdict(True, None, None, score, checked_turns)
 
 
 def _entry_parts(entry: Mapping[str, Any]) -> tuple[str, list[str], Mapping[str, Any]]:

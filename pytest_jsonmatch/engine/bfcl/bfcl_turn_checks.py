@@ -1,6 +1,6 @@
-"""A BFCL multi-turn entry's turns judged one after the other, once their calls are executed.
+"""A BFCL multi-turn entry's turns checked one after the other, once their calls are executed.
 
-``TurnChecks`` judges each turn by BFCL's checks, in its order, into a plain row: whether the
+``TurnChecks`` checks each turn by BFCL's checks, in its order, into a plain row: whether the
 model made a call, which public attributes of the two sides' instances differ (by ``!=``,
 BFCL's rule), which of the ground truth's results the model's results so far lack. Two rules
 spare comparisons without changing what they find. A class on which no call was made since
@@ -10,16 +10,16 @@ method changes its own instance only. A class on which both sides have made the 
 both start from the same configuration and the environments are deterministic (their random
 draws are seeded), so the same calls leave the same state, private attributes included.
 
-``JudgedTurns`` keeps the rows and gives what the fields need, each differing attribute read
+``CheckedTurns`` keeps the rows and gives what the fields need, each differing attribute read
 to JSON on both sides as its turn left it, made when first asked for: the verdict, its error
 type and the per-turn credit need only whether something differs. The entry's calls are
 executed again from its initial configuration up to the last turn with a difference, and
 each such turn's differing attributes are read there, a class read once kept until a call
 is made on it.
 
-``judge_entry`` and ``read_turns`` execute an entry in the process that calls them, with an
+``check_entry`` and ``read_turns`` execute an entry in the process that calls them, with an
 optional ``CallGate`` on each call; ``bfcl_multi_turn_verdict`` calls them only in a child
-process (``bfcl_fork_server.py``), and gives its ``JudgedTurns`` a reader that reads there.
+process (``bfcl_fork_server.py``), and gives its ``CheckedTurns`` a reader that reads there.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ CALLS_NOT_EXPECTED = "multi_turn:irrelevance_error"
 # truth's); its rewrite writes them into a call's text
 SIDES = ("jsonmatch_eval", "jsonmatch_ground_truth_eval")
 
-# One turn as the verdict judged it: right, BFCL's error type ("" when right), the differing
+# One turn as the verdict checked it: right, BFCL's error type ("" when right), the differing
 # attributes, the missing results, the model's steps (each a list of call texts), the
 # ground truth's calls, the model's results (a tuple per step), the ground truth's results.
 # A plain tuple, made once per turn; the verdict's ``BfclTurn`` objects are made from it
@@ -77,7 +77,7 @@ TurnRow = tuple[
 
 
 class TurnChecks:
-    """One entry's turns judged one after the other (``judge``, each made a ``TurnRow`` in
+    """One entry's turns checked one after the other (``check``, each made a ``TurnRow`` in
     ``rows``), on the two sides' environments (``model``, ``truth``) as their calls are
     executed."""
 
@@ -95,14 +95,14 @@ class TurnChecks:
         self._results: list[str] = []  # the model's results so far
         self._calls = (model.calls, truth.calls)  # (the same two mappings throughout)
 
-    def judge(
+    def check(
         self,
         steps: Sequence[Sequence[str]],
         calls: Sequence[str],
         model_results: tuple[tuple[str, ...], ...],
         expected: tuple[str, ...],
     ) -> bool:
-        """The next turn judged once its calls are executed (``steps``: the model's, a list
+        """The next turn checked once its calls are executed (``steps``: the model's, a list
         of call texts each; ``calls``: the ground truth's; ``model_results``: a tuple per
         step; ``expected``: the ground truth's results), BFCL's checks in its order; its row
         added to ``rows``; whether it is right."""
@@ -195,26 +195,26 @@ def _class_differing(class_name: str, model: object, truth: object) -> tuple[str
     return tuple(out)
 
 
-def judge_entry(
+def check_entry(
     entry: tuple[str, Sequence[str], Mapping[str, Any], bool],
     model_turns: Sequence[Sequence[Sequence[str]]],
     truth_turns: Sequence[Sequence[str]],
     gate: CallGate | None = None,
 ) -> list[TurnRow]:
     """Every turn of an entry (its id, classes, initial configuration, long-context loading)
-    executed on both sides from its initial configuration and judged: a row per turn."""
+    executed on both sides from its initial configuration and checked: a row per turn."""
     checks = TurnChecks(*(BfclEnvironment(*entry, side, gate) for side in SIDES))
     for steps, calls in zip(model_turns, truth_turns):
         model_results = tuple(tuple(checks.model.execute(step)) for step in steps)
-        checks.judge(steps, calls, model_results, tuple(checks.truth.execute(calls)))
+        checks.check(steps, calls, model_results, tuple(checks.truth.execute(calls)))
     return checks.rows
 
 
 Readings = dict[int, tuple[AttributeDifference, ...]]
 
 
-class JudgedTurns:
-    """An entry's turns as judged (``rows``, a ``TurnRow`` each), and their differing
+class CheckedTurns:
+    """An entry's turns as checked (``rows``, a ``TurnRow`` each), and their differing
     attributes read to JSON, made on first use (``readings``) by ``reader`` (``read_turns``
     in this process unless another is given).
 
@@ -230,7 +230,7 @@ class JudgedTurns:
         long_context: bool,
         sides: tuple[str, str],
         rows: Sequence[TurnRow],
-        reader: Callable[[JudgedTurns], Readings] | None = None,
+        reader: Callable[[CheckedTurns], Readings] | None = None,
     ) -> None:
         self.entry = (entry_id, classes, config, long_context)
         self.sides = sides
@@ -245,15 +245,17 @@ class JudgedTurns:
         return self._read.get(index, ())
 
 
-def read_turns(judged: JudgedTurns, gate: CallGate | None = None) -> Readings:
+def read_turns(checked_turns: CheckedTurns, gate: CallGate | None = None) -> Readings:
     """The differing attributes of each turn that has some, read to JSON as the turn left
     them: the entry's calls executed again from its initial configuration."""
-    rows = judged.rows
+    rows = checked_turns.rows
     wanted = [index for index, row in enumerate(rows) if row[2]]
     if not wanted:
         return {}
-    entry_id = judged.entry[0]
-    model, truth = (BfclEnvironment(*judged.entry, side, gate) for side in judged.sides)
+    entry_id = checked_turns.entry[0]
+    model, truth = (
+        BfclEnvironment(*checked_turns.entry, side, gate) for side in checked_turns.sides
+    )
     out: Readings = {}
     kept: dict[str, tuple[AttributeDifference, ...]] = {}  # class name -> its last reading
     for index, row in enumerate(rows[: wanted[-1] + 1]):

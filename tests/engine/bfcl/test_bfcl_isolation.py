@@ -1,6 +1,6 @@
 """BFCL's multi-turn verdict executes each entry in a child process: held to the four
 categories' classes, no network, each call's time and size bounded, the caller's process left
-as it was found, and every entry judged as if it were the first.
+as it was found, and every entry checked as if it were the first.
 
 The network tests load, in a fork server of the test's own, a class standing in for BFCL's
 ``WebSearchAPI`` (whose ``fetch_url_content`` fetches any URL a model names): a tiny
@@ -137,10 +137,10 @@ def reaching_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkSe
 
 def _results(server: ForkServer, calls: list[str]) -> tuple[str, ...]:
     """The model's results of one turn of ``calls`` on the test's class, in a child."""
-    from pytest_jsonmatch.engine.bfcl.bfcl_isolation import judged_rows
+    from pytest_jsonmatch.engine.bfcl.bfcl_isolation import checked_rows
 
     entry = ("multi_turn_base_reach", ["GorillaFileSystem"], {}, False)
-    rows, _ = judged_rows(entry, [[calls]], [["whoami()"]], server=server)
+    rows, _ = checked_rows(entry, [[calls]], [["whoami()"]], server=server)
     (results,) = rows[0][6]
     return results
 
@@ -214,13 +214,13 @@ def test_without_os_fork_the_verdict_says_so() -> None:
     )
 
 
-# -- every entry judged as if it were the first ----------------------------------------------
+# -- every entry checked as if it were the first ----------------------------------------------
 
 
 def _tweets(model: list[str], truth: list[str]) -> tuple[object, ...]:
     verdict = bfcl_multi_turn_verdict(TWITTER, [[model]], [truth])
-    assert verdict.judged is not None
-    return verdict.valid, verdict.problem, tuple(verdict.judged.rows)
+    assert verdict.checked_turns is not None
+    return verdict.valid, verdict.problem, tuple(verdict.checked_turns.rows)
 
 
 def test_an_entry_after_one_that_mentions_gives_what_it_gives_alone() -> None:

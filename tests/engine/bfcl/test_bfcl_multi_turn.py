@@ -6,9 +6,9 @@ kind of model output tests/helpers/bfcl_multi_turn_entries.py makes from the gro
 (correct, reordered, dropped, an argument changed, an extra read-only call, an extra
 state-changing call, a call in the wrong turn, calls where none are expected). BFCL's classes
 keep state between entries, so the reference is BFCL's checker on each check in a fresh
-process (``FreshChecks``), with every turn judged by BFCL's own functions on BFCL's own
+process (``FreshChecks``), with every turn checked by BFCL's own functions on BFCL's own
 execution there; ours scores every check of a category in this one process, in order. The
-verdict and BFCL's error type must be equal on every one, and each turn's judging (right,
+verdict and BFCL's error type must be equal on every one, and each turn's checking (right,
 error type, differing attributes, missing results, both sides' results), on all 800 entries
 (MathAPI's environment imports ``mpmath``, which ``--no-deps`` leaves out: the test extra
 holds it); a second pass then scores every entry again, in the other order, with one of its
@@ -52,7 +52,7 @@ pytestmark = pytest.mark.slow  # every entry of four categories, 8 outputs each
 def _ours(entry: dict[str, Any], truth: list, turns: list) -> dict[str, Any]:
     """Our verdict on one check, in the form of ``FreshChecks``' answers (JSON's lists)."""
     verdict = bfcl_multi_turn_verdict(entry, turns, truth)
-    rows = verdict.judged.rows if verdict.judged is not None else []
+    rows = verdict.checked_turns.rows if verdict.checked_turns is not None else []
     return {
         "verdict": [verdict.valid, verdict.problem],
         "turns": [

@@ -2,10 +2,10 @@
 gives, and the fields read later are those of the states as each turn left them.
 
 ``TurnChecks`` compares a class only where a call was made on it since the last turn, and not
-while both sides have made the same calls on it; ``JudgedTurns`` reads the differing
+while both sides have made the same calls on it; ``CheckedTurns`` reads the differing
 attributes by executing the entry's calls again. The first test holds both, on every entry of
 the four multi-turn categories with every kind of model output of the differential test,
-against a plain judging of the same executed instances: every public attribute of every class
+against a plain checking of the same executed instances: every public attribute of every class
 compared after every checked turn, and each differing one read at once. The others work
 single cases by hand.
 """
@@ -22,7 +22,7 @@ pytest.importorskip("bfcl_eval", reason="pip install --no-deps bfcl-eval")
 from pytest_jsonmatch import ConfigError, bfcl_multi_turn_verdict
 from pytest_jsonmatch.engine.bfcl import bfcl_turn_checks
 from pytest_jsonmatch.engine.bfcl.bfcl_execution import BfclEnvironment
-from pytest_jsonmatch.engine.bfcl.bfcl_turn_checks import JudgedTurns, TurnChecks
+from pytest_jsonmatch.engine.bfcl.bfcl_turn_checks import CheckedTurns, TurnChecks
 from pytest_jsonmatch.engine.core.paths import key_segment
 from pytest_jsonmatch.engine.core.values import MISSING
 from tests.helpers.bfcl_multi_turn_entries import (
@@ -71,7 +71,7 @@ def _read_now(model: BfclEnvironment, gt: BfclEnvironment, name: str) -> tuple[o
 
 
 def _judge_both_ways(entry: dict[str, Any], turns: list, truth: list) -> list[str]:
-    """What the turn checks and the plain judging disagree on for one check (none: [])."""
+    """What the turn checks and the plain checking disagree on for one check (none: [])."""
     entry_id, classes, config = entry["id"], entry["involved_classes"], entry["initial_config"]
     long_context = "long_context" in entry_id
     model, gt = (BfclEnvironment(entry_id, classes, config, long_context, s) for s in SIDES)
@@ -83,7 +83,7 @@ def _judge_both_ways(entry: dict[str, Any], turns: list, truth: list) -> list[st
         results = tuple(tuple(model.execute(step)) for step in steps)
         so_far.extend(text for step in results for text in step)
         expected = tuple(gt.execute(calls))
-        checks.judge(steps, calls, results, expected)
+        checks.check(steps, calls, results, expected)
         row = checks.rows[-1]
         if not calls:
             continue
@@ -91,9 +91,9 @@ def _judge_both_ways(entry: dict[str, Any], turns: list, truth: list) -> list[st
         if (row[2], row[3]) != plain:
             wrong.append(f"turn {index}: {row[2:4]} where comparing everything gives {plain}")
         read_then[index] = tuple(_read_now(model, gt, name) for name in plain[0])
-    judged = JudgedTurns(entry_id, classes, config, long_context, SIDES, checks.rows)
+    checked_turns = CheckedTurns(entry_id, classes, config, long_context, SIDES, checks.rows)
     for index, then in read_then.items():
-        later = tuple((d.model, d.truth) for d in judged.readings(index))
+        later = tuple((d.model, d.truth) for d in checked_turns.readings(index))
         if later != then:
             wrong.append(f"turn {index}: read later {later!r:.200} where read then {then!r:.200}")
     return wrong
@@ -214,7 +214,7 @@ def test_a_class_is_compared_only_after_calls_that_may_have_parted_the_sides() -
     def turn(ours: dict[str, list[str]], theirs_: dict[str, list[str]]) -> tuple[str, ...]:
         model.calls.update(ours)
         truth.calls.update(theirs_)
-        checks.judge([["c()"]], ["c()"], (("r",),), ("r",))
+        checks.check([["c()"]], ["c()"], (("r",),), ("r",))
         return checks.rows[-1][2]
 
     # the same calls on A on both sides: not compared, nothing differs
