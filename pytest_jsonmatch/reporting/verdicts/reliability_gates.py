@@ -131,7 +131,7 @@ def reliability_section(
     if found is not None and against is not None and against.baseline.runs:
         change = against_baseline(found, against, against.baseline.runs)
     if verdict is not None:
-        judge_reliability(found, change, gates, verdict, _uncounted(comparisons))
+        hold_reliability(found, change, gates, verdict, _uncounted(comparisons))
     if found is None:
         return None
     section = found.to_dict()
@@ -151,7 +151,7 @@ def _uncounted(comparisons: Sequence[Comparison]) -> str:
     return uncounted_why(quarantined, xfailed, len(cases) - quarantined - xfailed)
 
 
-def judge_reliability(
+def hold_reliability(
     found: Reliability | None,
     change: ReliabilityChange | None,
     gates: GateSettings,
