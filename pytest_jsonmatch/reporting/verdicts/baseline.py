@@ -53,7 +53,7 @@ class CaseScores:
     file: str = ""
     line: int | None = None
     target: str = ""  # the named target whose outputs the case scored (empty: none)
-    pair: str = ""  # the case id without its target (pairing.py); empty: the id itself
+    pair: str = ""  # the case id without its target (case_matching.py); empty: the id itself
     scored: bool = True  # False: it could not be scored (a target or a judge that failed)
 
     @property
@@ -94,7 +94,7 @@ def cases_of(
     """Every counted case of a run (xfail-marked ones left out), by its case id (a named
     target's case with its ``[target]``, as everywhere else), each with the group its fields
     are tabled under (``group_by``), its target and its id without it: two runs pair their
-    cases by those (pairing.py), whatever targets each ran."""
+    cases by those (case_matching.py), whatever targets each ran."""
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
         by_case.setdefault(comparison.case_id, []).append(comparison)
@@ -130,7 +130,7 @@ class Baseline:
     cases: Mapping[str, CaseScores]
     reference: str = ""  # the run's reference target, where it named one
     # the report of a run that did not finish, accepted as such: it lacks cases on purpose,
-    # so only a baseline sharing no case at all fails the share rule (pairing.MIN_SHARED)
+    # so only a baseline sharing no case at all fails the share rule (case_matching.MIN_SHARED)
     partial: bool = False
     # the run's ``run.provenance`` as saved (provenance.py reads it as it may be)
     provenance: object = None
@@ -287,7 +287,7 @@ class BaselineComparison:
     worse: int  # pass -> fail
     better: int  # fail -> pass
     mcnemar_p: float
-    pairing: CaseMatch | None = None  # which case is which (None: built by hand, ids alike)
+    matching: CaseMatch | None = None  # which case is which (None: built by hand, ids alike)
     # cases both runs hold that one of them could not score (this run's ids): not compared,
     # so that an outage reads as cases unscored, never as their scores dropping to 0
     unscored: tuple[str, ...] = ()
@@ -295,7 +295,9 @@ class BaselineComparison:
     @property
     def compared(self) -> int:
         """This run's cases that take part (of the targets both runs ran)."""
-        return self.shared + len(self.added) if self.pairing is None else len(self.pairing.compared)
+        return (
+            self.shared + len(self.added) if self.matching is None else len(self.matching.compared)
+        )
 
 
 def compare(
@@ -308,13 +310,13 @@ def compare(
     case_matching.py (``reference``: this run's reference target, where it has one;
     ``uncounted``: this run's cases it did not count, :func:`uncounted_of`: a case either run
     did not count is neither added nor removed)."""
-    pairing = match_cases(
+    matching = match_cases(
         baseline.cases, now, baseline.reference, reference, uncounted, baseline.uncounted
     )
     # the baseline's cases under this run's ids: every message names a case one way
-    base = {case_id: baseline.cases[partner] for case_id, partner in pairing.pairs.items()}
-    unscored = tuple(c for c in sorted(pairing.pairs) if not (now[c].scored and base[c].scored))
-    shared = sorted(set(pairing.pairs) - set(unscored))
+    base = {case_id: baseline.cases[partner] for case_id, partner in matching.pairs.items()}
+    unscored = tuple(c for c in sorted(matching.pairs) if not (now[c].scored and base[c].scored))
+    shared = sorted(set(matching.pairs) - set(unscored))
     deltas = [
         CaseDelta(case_id, base[case_id].mean, now[case_id].mean, now[case_id].where)
         for case_id in shared
@@ -325,8 +327,8 @@ def compare(
     return BaselineComparison(
         baseline,
         len(shared),
-        pairing.added,
-        pairing.removed,
+        matching.added,
+        matching.removed,
         _mean_of(d.before for d in deltas),
         _mean_of(d.after for d in deltas),
         difference,
@@ -335,7 +337,7 @@ def compare(
         worse,
         better,
         mcnemar_exact(worse, better),
-        pairing,
+        matching,
         unscored,
     )
 

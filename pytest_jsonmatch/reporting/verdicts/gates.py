@@ -844,7 +844,7 @@ def _baseline(
 
 def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -> None:
     """Too few shared cases fail the run: a verdict over the cases both runs hold says nothing
-    of the others (pairing.py, ``MIN_SHARED``)."""
+    of the others (case_matching.py, ``MIN_SHARED``)."""
     from .case_matching import MIN_SHARED
 
     # a case both hold that one could not score is shared, though not compared: the unscored
@@ -852,11 +852,11 @@ def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -
     shared, compared = comparison.shared + len(comparison.unscored), comparison.compared
     if shared and (comparison.baseline.partial or shared >= MIN_SHARED * compared - 1e-9):
         return
-    pairing = comparison.pairing
+    matching = comparison.matching
     base = "the baseline" if label == "baseline" else label
     name = f"{label} {comparison.baseline.path}" if label == "baseline" else label
-    why = f": {pairing.why(base)}" if pairing is not None else ""
-    if label == "baseline" and shared and pairing is not None and pairing.added:
+    why = f": {matching.why(base)}" if matching is not None else ""
+    if label == "baseline" and shared and matching is not None and matching.added:
         # a suite that grew past the rule: no setting lets the run pass it, so say what does
         why += (
             "; make a new baseline first: run the new cases without the change they test and "

@@ -75,9 +75,9 @@ class ReliabilityChange:
 
 
 def _partners(comparison: BaselineComparison) -> dict[str, str]:
-    """Each shared case of this run with the baseline's id of it (pairing.py)."""
-    if comparison.pairing is not None:
-        return dict(comparison.pairing.pairs)
+    """Each shared case of this run with the baseline's id of it (case_matching.py)."""
+    if comparison.matching is not None:
+        return dict(comparison.matching.pairs)
     return {d.case_id: d.case_id for d in comparison.cases}
 
 

@@ -426,7 +426,7 @@ def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:
     }
     if comparison.unscored:
         section["unscored"] = list(comparison.unscored)
-    note = comparison.pairing.note() if comparison.pairing is not None else ""
+    note = comparison.matching.note() if comparison.matching is not None else ""
     if note:
         section["paired"] = note
     return section

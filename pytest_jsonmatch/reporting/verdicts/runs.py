@@ -202,23 +202,23 @@ def _repeated(tally: Mapping[str, CaseRuns], case_id: str) -> bool:
 def _paired(
     own: Sequence[dict[str, CaseScores]],
 ) -> tuple[list[dict[str, CaseScores]], list[dict[str, str]]]:
-    """Each run's cases under one key per case (pairing.py): the first run's id, or, where
+    """Each run's cases under one key per case (case_matching.py): the first run's id, or, where
     runs of different targets pair across them, the case's id without its target (the runs
     are the targets: ``c1`` names the case in each); a case that pairs with none keeps its
     own. Also per run, each own id's key."""
-    pairings = [match_cases(own[0], cases) for cases in own[1:]]
-    across = {p.crossed[1] for p in pairings if p.crossed is not None}
+    matchings = [match_cases(own[0], cases) for cases in own[1:]]
+    across = {p.crossed[1] for p in matchings if p.crossed is not None}
     first = {
         case_id: (case.pair or case_id) if case.target in across else case_id
         for case_id, case in own[0].items()
     }
     keys = [first]
-    for cases, pairing in zip(own[1:], pairings):
-        mine = pairing.crossed[0] if pairing.crossed is not None else None
+    for cases, matching in zip(own[1:], matchings):
+        mine = matching.crossed[0] if matching.crossed is not None else None
         keys.append(
             {
                 case_id: first[partner]
-                if (partner := pairing.pairs.get(case_id)) is not None
+                if (partner := matching.pairs.get(case_id)) is not None
                 else (case.pair or case_id)
                 if case.target == mine
                 else case_id
@@ -233,19 +233,19 @@ def _paired(
 
 def too_few_shared(runs: Sequence[Run]) -> list[str]:
     """Each later run that shares with the first fewer cases than a comparison needs
-    (pairing.MIN_SHARED of its cases of the targets both ran; none is always too few), in
+    (case_matching.MIN_SHARED of its cases of the targets both ran; none is always too few), in
     words naming both counts and why the ids differ."""
     own = [_cases(run.report) for run in runs]
     out = []
     for run, cases in zip(runs[1:], own[1:]):
-        pairing = match_cases(own[0], cases)
-        shared, compared = len(pairing.pairs), len(pairing.compared)
+        matching = match_cases(own[0], cases)
+        shared, compared = len(matching.pairs), len(matching.compared)
         if shared == 0 or shared < MIN_SHARED * compared - 1e-9:
             first = f"run {runs[0].name}"
             out.append(
                 f"run {run.name} shares {shared} of its {compared} "
                 f"case{'' if compared == 1 else 's'} with {first}, fewer than the "
-                f"{MIN_SHARED:.0%} a comparison needs: {pairing.why(first)}"
+                f"{MIN_SHARED:.0%} a comparison needs: {matching.why(first)}"
             )
     return out
 
