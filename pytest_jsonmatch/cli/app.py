@@ -42,6 +42,7 @@ COMMANDS = {
     "merge": Command(
         ".merge", "join the reports of a split suite's shards and judge the whole run"
     ),
+    "calibrate": Command(".calibrate", "measure the LLM judge against a person's labels"),
 }
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 

@@ -141,3 +141,18 @@ def test_a_fifo_or_a_missing_file_is_refused_without_blocking(tmp_path: Path) ->
         read_calibration(fifo)
     with pytest.raises(ConfigError, match="cannot read calibration file"):
         read_calibration(tmp_path / "absent.json")
+
+
+def test_an_undefined_figure_is_shown_as_a_dash_and_a_field_name_escaped() -> None:
+    from dataclasses import replace
+
+    from pytest_jsonmatch.calibration.showing import markdown, text
+
+    cal = _calibration()
+    cal = replace(cal, fields={"a|b\nc": cal.fields["title"], "d": cal.fields["summary"]})
+    shown = text(cal)
+    assert "  false-accept rate         -  -                 -\n" in shown
+    assert "field 'a|b\\nc' (n 5: tp 2, fp 1 (false accepts), tn 1, fn 1)" in shown
+    assert "### field 'a\\|b\\\\nc'" in markdown(
+        cal
+    ) and "| false-accept rate | - | - | - |" in markdown(cal)
