@@ -1,39 +1,54 @@
 """Case updates (``--jsonmatch-update``): the expected value a run asks a case to take, and
 writing every such update into its case file, each file once, under a lock, only when its
-bytes are still those the run read (the edit itself is yaml_edit.py's)."""
+bytes are still those the run read (the edit itself is yaml_edit.py's). A review
+(``,review``) writes no case file: update_review.py keeps the edits for ``jsonmatch accept``."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..engine.core.errors import CaseFileError, ConfigError
 
-UpdateMode = Literal["create", "fix", "all"]
-UPDATE_MODES: tuple[UpdateMode, ...] = ("create", "fix", "all")
+UpdateKind = Literal["create", "fix", "all"]
+UPDATE_KINDS: tuple[UpdateKind, ...] = ("create", "fix", "all")
+_MODIFIERS = ("ci", "review")
+
+
+@dataclass(frozen=True)
+class UpdateMode:
+    """The update setting: which cases are updated (``kind``), and whether the run only
+    reviews them (``review``: nothing is written; the review says what would change)."""
+
+    kind: UpdateKind
+    review: bool = False
 
 
 def update_mode(value: str, what: str, *, in_ci: bool) -> UpdateMode | None:
-    """The update setting's mode (None: no update), and ``,ci`` to update although the CI
-    environment variable is set (``in_ci``): a CI job would otherwise rewrite its own
-    golden files without anyone reviewing them."""
+    """The update setting (None: no update): a kind and the modifiers ``,review`` (write
+    nothing, review the edits) and ``,ci`` (update although the CI environment variable is
+    set, ``in_ci``: a CI job would otherwise rewrite its own golden files without anyone
+    reviewing them; a review is held to the same rule)."""
     if not value:
         return None
-    mode, _, ci = value.partition(",")
-    if ci.strip() not in ("", "ci"):
-        raise ConfigError(f"{what} takes a mode and optionally ',ci', not {value!r}")
-    chosen = next((m for m in UPDATE_MODES if m == (mode.strip() or "fix")), None)
+    words = [word.strip() for word in value.split(",")]
+    kinds = [word for word in words if word not in _MODIFIERS]
+    if len(kinds) > 1 or len(set(words)) < len(words):
+        raise ConfigError(f"{what} takes a mode and optionally ',review' and ',ci', not {value!r}")
+    kind = (kinds[0] if kinds else "") or "fix"
+    chosen = next((m for m in UPDATE_KINDS if m == kind), None)
     if chosen is None:
-        raise ConfigError(f"{what} must be one of {', '.join(UPDATE_MODES)}, not {mode!r}")
-    if in_ci and not ci:
+        raise ConfigError(f"{what} must be one of {', '.join(UPDATE_KINDS)}, not {kind!r}")
+    review = ",review" if "review" in words else ""
+    if in_ci and "ci" not in words:
         raise ConfigError(
             f"refusing to update golden case files because the CI environment "
-            f"variable is set; pass {what}={chosen},ci to update them anyway"
+            f"variable is set; pass {what}={chosen}{review},ci to update them anyway"
         )
-    return chosen
+    return UpdateMode(chosen, review=bool(review))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +65,12 @@ class CaseUpdate:
     default_id: str
     sha256: str
     root: str
+    # what a review shows (update_review.py; only in a review run): the old expected value
+    # (``had_expected``: the case had one), why the case changes, why each field does
+    old: object = None
+    had_expected: bool = True
+    why: str = ""
+    field_whys: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """Plain data, for the xdist wire."""
@@ -67,12 +88,25 @@ class CaseUpdate:
             default_id=str(data["default_id"]),
             sha256=str(data["sha256"]),
             root=str(data["root"]),
+            old=data.get("old"),
+            had_expected=data.get("had_expected") is not False,
+            why=str(data.get("why", "")),
+            field_whys=_texts(data.get("field_whys")),
         )
 
 
-def apply_updates(updates: Sequence[CaseUpdate]) -> tuple[list[str], list[str]]:
+def _texts(data: object) -> dict[str, str]:
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, Mapping) else {}
+
+
+def apply_updates(
+    updates: Sequence[CaseUpdate],
+    since: str = "this run read it",
+    written: dict[str, str] | None = None,
+) -> tuple[list[str], list[str]]:
     """Write every requested update, each file once (atomically). Returns the updated cases
-    (``file:line case-id``) and, per file that could not be updated, why.
+    (``file:line case-id``) and, per file that could not be updated, why; ``written`` (when
+    given) takes each written file's new SHA-256 digest, by its path.
 
     A file is written only inside the test root (its path resolved, symlinks followed), and
     only when its bytes are still those the run read: another run (or an editor) that changed
@@ -87,18 +121,20 @@ def apply_updates(updates: Sequence[CaseUpdate]) -> tuple[list[str], list[str]]:
     for path, wanted in sorted(by_file.items()):
         display = wanted[0].display
         try:
-            _update_file(Path(path), wanted, display)
+            digest = _update_file(Path(path), wanted, display, since)
         except CaseFileError as exc:
             errors.append(str(exc))
             continue
         except OSError as exc:  # a full disk, a read-only folder: name the file it was for
             errors.append(f"{display}: {exc.strerror or exc}")
             continue
+        if written is not None:
+            written[path] = digest
         done += [f"{display}:{u.line} {u.case_id}" for u in sorted(wanted, key=lambda u: u.line)]
     return done, errors
 
 
-def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
+def _update_file(path: Path, wanted: list[CaseUpdate], display: str, since: str) -> str:
     # here: a session that updates nothing never loads the editor
     from ..engine.reading.safe_yaml import read_text
     from ..reporting.run_model.atomic import exclusive_lock, write_atomic
@@ -116,10 +152,11 @@ def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
         read = {u.sha256 for u in wanted} - {""}
         if read and read != {hashlib.sha256(raw).hexdigest()}:
             raise CaseFileError(
-                f"{display}: changed on disk since this run read it (another run "
+                f"{display}: changed on disk since {since} (another run "
                 f"or an editor?): not updated; run again to update it"
             )
         text = read_text(path, display)
         new = rewrite(text, {u.case_id: u.value for u in wanted}, display, wanted[0].default_id)
         bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
         write_atomic(path, lambda fh: fh.write(bom + new), newline="")
+        return hashlib.sha256((bom + new).encode("utf-8")).hexdigest()

@@ -43,6 +43,7 @@ COMMANDS = {
         ".merge", "join the reports of a split suite's shards and judge the whole run"
     ),
     "calibrate": Command(".calibrate", "measure the LLM judge against a person's labels"),
+    "accept": Command(".accept", "write the edits of an update review that a reviewer accepts"),
 }
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 

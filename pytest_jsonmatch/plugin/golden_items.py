@@ -142,7 +142,8 @@ class GoldenItem(pytest.Item):
         expected = fields_expected_to_fail(self.case.marks) if held else None
         updated = self._updates(updating, passed, results)
         if updated:  # (then an xfail naming the fields it failed at still xfails it)
-            self.golden_run.ask_update(self._update(outputs[0]))
+            self.golden_run.ask_update(self._update(outputs[0], results))
+            updated = not (settings.update and settings.update.review)  # (reviewed: unchanged)
         if expected is not None:
             failure = None if updated else lambda: self._failure(results, runs)
             expected_failure(expected, passed, results, failure)
@@ -210,11 +211,11 @@ class GoldenItem(pytest.Item):
         spelt otherwise but scoring 1.0 is a right answer: its expected stays as the reviewer
         wrote it)."""
         updating = updating and self.case.expected is not None  # (a run that scores no answer)
-        update = self.golden_run.settings.update if updating else None
+        kind = update.kind if updating and (update := self.golden_run.settings.update) else None
         return (
             (self.case.expected is NO_EXPECTED and updating)
-            or (update == "fix" and not passed)
-            or (update == "all" and bool(results) and results[0][0].score < 1.0)
+            or (kind == "fix" and not passed)
+            or (kind == "all" and bool(results) and results[0][0].score < 1.0)
         )
 
     def _failure(self, results: list[tuple[MatchResult, float]], runs: int) -> AssertionError:
@@ -251,11 +252,11 @@ class GoldenItem(pytest.Item):
             [result.score for result, _ in results], results[0][1]
         )
 
-    def _update(self, output: object) -> CaseUpdate:
+    def _update(self, output: object, results: list[tuple[MatchResult, float]]) -> CaseUpdate:
         """This case's expected to become ``output``, as the JSON value it holds (model text
-        parsed leniently); written at the end of the session (by the controller under
-        xdist)."""
-        from ..cases.updates import CaseUpdate
+        parsed leniently); written (or reviewed, with why it changes) at the end of the
+        session (by the controller under xdist)."""
+        from ..cases.update_review import case_update
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
@@ -265,16 +266,8 @@ class GoldenItem(pytest.Item):
         metric = metric_named(case.metric or run.channel.defaults.metric)
         output = answer_to_write(case, output)  # an agent's reply or run: its answer
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
-        return CaseUpdate(
-            path=str(case.path),
-            display=run.cases.display(case.path),
-            case_id=case.id,
-            line=case.line,
-            value=value,
-            default_id=case.default_id,
-            sha256=case.file_sha256,
-            root=str(run.settings.rootpath),
-        )
+        display, root = run.cases.display(case.path), run.settings.rootpath
+        return case_update(case, value, display, root, results, run.settings.update)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"{self.nodeid} (line {self.case.line})"

@@ -44,7 +44,7 @@ def _case_files(settings: Settings) -> CaseFiles:
         root=settings.rootpath,
         golden_dirs=settings.golden,
         max_cases=settings.max_cases,
-        creating=settings.update == "create",
+        creating=settings.update is not None and settings.update.kind == "create",
         metric=settings.defaults.metric,
         schema_dirs=settings.schema_dirs,
     )

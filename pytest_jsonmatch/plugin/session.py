@@ -89,7 +89,7 @@ class JsonmatchSession:
         self._reads: SummaryReads | None = None  # (on the first comparison) see reads()
         self.counts: FieldCounts | None = None  # the fields counted as recorded, if they are
         self.updates: list[CaseUpdate] = []
-        self.updated: list[str] = []  # file:line case-id of each case written
+        self.updated: list[str] = []  # what the summary says of the updates written or reviewed
         self.report: Report | None = None
         self.verdict: GateVerdict | None = None  # the gates' (once the session concluded)
         self.write_errors: list[str] = []
@@ -265,11 +265,12 @@ class JsonmatchSession:
         if self.worker:
             return
         self._lost_calls()
-        if self.updates:
-            from ..cases.updates import apply_updates  # (a session updating nothing: not loaded)
+        if (update := self.settings.update) is not None:  # (updating nothing: not loaded)
+            from ..cases.update_review import finish_updates
 
-            self.updated, errors = apply_updates(self.updates)
-            self.write_errors += [f"could not update {error}" for error in errors]
+            self.updated, errors = finish_updates(self.updates, update, self.settings.rootpath)
+            self.write_errors += errors
+            self.updates = [] if update.review else self.updates  # (reviewed: the scores stand)
         files = self.settings.given_reports  # None: no report files (and their module not loaded)
         gates, part = self.settings.given_gates, part_of_suite(self.config, bool(self.comparisons))
         judged = not part and (gates and gates.holds_cases or self.settings.baseline)  # gates.py
@@ -380,7 +381,6 @@ class JsonmatchSession:
         if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
         from ..engine.core.errors import safe_writer  # (no line of data a CI command)
-        from ..reporting.render.text import update_lines
 
         raw = terminalreporter.write_line  # (GitHub's annotations: commands on purpose)
         write = safe_writer(raw)
@@ -392,7 +392,7 @@ class JsonmatchSession:
             self._summary(write, self.report, width)
         if self.telemetry.unsent_note:  # a collector down is said where it is read
             write(self.telemetry.unsent_note, yellow=True)
-        for line in update_lines(self.updated):
+        for line in self.updated:  # what the updates wrote, or their review
             write(line, green=True)
         written = self.settings.reports.path("json")  # the report of record
         if written and not any("the report" in e for e in self.write_errors):

@@ -1,0 +1,267 @@
+"""The review of an update run (``--jsonmatch-update=KIND,review``): what the updates would
+write, per case and per field, with the old value, the new value and why it changes, shown
+in the terminal and in a Markdown file for a pull request, and kept in a pending-updates file
+(JSON) that ``jsonmatch accept`` (review_accept.py) writes from. No case file is written here.
+
+The review lives under the test root, in ``.jsonmatch/``: ``update-review.json`` (the edits,
+each case file's SHA-256 digest as the run read it, so that an accept refuses a file changed
+since) and ``update-review.md``. A review run always writes both, an empty review included,
+so that no older review outlives the run that replaced it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..engine.core.errors import CaseFileError
+from ..engine.core.paths import display_path, index_segment, key_segment
+from ..engine.core.values import json_equal
+from .updates import CaseUpdate, UpdateMode, apply_updates
+
+if TYPE_CHECKING:
+    from ..engine.results.field_results import FieldResult, MatchResult
+    from .case_files import GoldenCase
+
+FOLDER = ".jsonmatch"  # under the test root, beside nothing of the user's
+REVIEW_JSON = "update-review.json"
+REVIEW_MD = "update-review.md"
+FORMAT = 1
+ABSENT = object()  # a key one side lacks
+_DEPTH = 64  # deeper than this, a change is shown and accepted as one field
+
+Step = str | int  # a key of a mapping, an index of a list
+Change = tuple[tuple[Step, ...], object, object]  # where, old (or ABSENT), new (or ABSENT)
+
+
+# -- what changes --------------------------------------------------------------------------
+
+
+def changes(old: object, new: object) -> list[Change]:
+    """Every field in which ``new`` differs from ``old``: a key's value in two mappings, an
+    item of two lists of one length, else the value as a whole (a list that grows, a value
+    that changes kind). Accepting every change of a case gives exactly ``new``."""
+    found: list[Change] = []
+    _walk(old, new, (), found)
+    return found
+
+
+def _walk(old: object, new: object, at: tuple[Step, ...], found: list[Change]) -> None:
+    if json_equal(old, new):
+        return
+    if len(at) < _DEPTH and isinstance(old, dict) and isinstance(new, dict):
+        for key in [*old, *(k for k in new if k not in old)]:
+            _walk(old.get(key, ABSENT), new.get(key, ABSENT), (*at, key), found)
+    elif (
+        len(at) < _DEPTH
+        and isinstance(old, list)
+        and isinstance(new, list)
+        and old
+        and (len(old) == len(new))
+    ):
+        for index, (one, other) in enumerate(zip(old, new, strict=True)):
+            _walk(one, other, (*at, index), found)
+    else:
+        found.append((at, old, new))
+
+
+def path_of(at: Sequence[Step]) -> str:
+    """The instance path of ``at`` as the field tables write it (``items[0].sku``), ``$`` the
+    root."""
+    path = ""
+    for step in at:
+        path = index_segment(path, step) if isinstance(step, int) else key_segment(path, step)
+    return display_path(path)
+
+
+# -- why it changes ------------------------------------------------------------------------
+
+
+def case_update(
+    case: GoldenCase,
+    value: object,
+    display: str,
+    root: Path,
+    results: Sequence[tuple[MatchResult, float]],
+    mode: UpdateMode | None,
+) -> CaseUpdate:
+    """The update that gives ``case`` the expected ``value`` (``display``: its file as
+    messages show it; ``root``: the test root it must lie in). In a review run it carries
+    what the review shows: the old expected value, why the case changes, and why each field
+    does, from the scores of the run whose output it takes (``results[0]``)."""
+    from .case_files import NO_EXPECTED
+
+    update = CaseUpdate(
+        path=str(case.path),
+        display=display,
+        case_id=case.id,
+        line=case.line,
+        value=value,
+        default_id=case.default_id,
+        sha256=case.file_sha256,
+        root=str(root),
+    )
+    old = case.expected
+    if mode is None or not mode.review:
+        return update
+    if old is NO_EXPECTED:
+        return replace(update, old=None, had_expected=False, why="no expected yet")
+    fields = results[0][0].fields if results else ()
+    whys = {path_of(at): _field_why(at, was, now, fields) for at, was, now in changes(old, value)}
+    return replace(update, old=old, why=_case_why(results, mode), field_whys=whys)
+
+
+def _case_why(results: Sequence[tuple[MatchResult, float]], mode: UpdateMode) -> str:
+    if not results:  # (a case with an expected value is always scored)
+        return "not scored"
+    result, threshold = results[0]
+    score = round(result.score, 4)
+    if mode.kind == "all":
+        return f"scored {score} < 1.0"
+    if len(results) > 1:
+        return f"failed the repeat rule over {len(results)} runs"
+    if result.score < threshold:
+        return f"scored {score} < threshold {round(threshold, 4)}"
+    if result.floor_failures:
+        return f"a field below its floor (scored {score})"
+    if result.batch_errors:
+        return f"a field the judge could not score (scored {score})"
+    return f"the answer breaks its schema (scored {score})"
+
+
+def _field_why(
+    at: tuple[Step, ...], old: object, new: object, fields: Sequence[FieldResult]
+) -> str:
+    path = "" if not at else path_of(at)
+    own = [f for f in fields if f.path == path]
+    if own:
+        said = f"field scored {round(own[0].score, 4)}: {own[0].status}"
+        return said + (f", {own[0].reason}" if own[0].reason else "")
+    inside = [f for f in fields if not path or f.path.startswith((path + ".", path + "["))]
+    below = [f for f in inside if f.score < 1.0]
+    if below:
+        lowest = round(min(f.score for f in below), 4)
+        return f"{len(below)} of {len(inside)} fields in it scored below 1.0 (lowest {lowest})"
+    if old is ABSENT:
+        return "not in the expected value: the output adds it"
+    if new is ABSENT:
+        return "not in the output"
+    return "its fields scored 1.0: written otherwise" if inside else "not scored"
+
+
+# -- the review file -------------------------------------------------------------------------
+
+
+def review_document(
+    updates: Sequence[CaseUpdate], mode: UpdateMode, root: Path
+) -> dict[str, object]:
+    """The pending-updates file's content: per case file (its path from the root, the
+    digest of its bytes as the run read them), per case, per field, old, new and why."""
+    files: dict[str, dict[str, object]] = {}
+    for update in sorted(updates, key=lambda u: (u.path, u.line)):
+        entry = files.setdefault(
+            update.path,
+            {"path": _relative(update.path, root), "sha256": update.sha256, "cases": []},
+        )
+        entry["cases"].append(_case_entry(update))  # type: ignore[attr-defined]
+    return {
+        "jsonmatch": "update-review",
+        "format": FORMAT,
+        "update": _setting(mode),
+        "files": list(files.values()),
+    }
+
+
+def _relative(path: str, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:  # (a case file outside the root: an accept refuses it)
+        return Path(path).as_posix()
+
+
+def _setting(mode: UpdateMode) -> str:
+    return f"{mode.kind},review"
+
+
+def _case_entry(update: CaseUpdate) -> dict[str, object]:
+    old = update.old if update.had_expected else ABSENT
+    return {
+        "id": update.case_id,
+        "line": update.line,
+        "default_id": update.default_id,
+        "why": update.why,
+        "had_expected": update.had_expected,
+        **({"old": update.old} if update.had_expected else {}),
+        "new": update.value,
+        "fields": [
+            {
+                "path": path_of(at),
+                "at": list(at),
+                **({} if was is ABSENT else {"old": was}),
+                **({} if now is ABSENT else {"new": now}),
+                "why": update.field_whys.get(path_of(at), update.why),
+            }
+            for at, was, now in changes(old, update.value)
+        ],
+    }
+
+
+def finish_updates(
+    updates: Sequence[CaseUpdate], mode: UpdateMode, root: Path
+) -> tuple[list[str], list[str]]:
+    """The end of an update run: every update written (or, reviewed, the review written and
+    no case file). Returns what the summary says and the errors, each naming its file."""
+    if mode.review:
+        return write_review(updates, mode, root)
+    from ..reporting.render.text import update_lines
+
+    done, errors = apply_updates(updates)
+    return update_lines(done), [f"could not update {error}" for error in errors]
+
+
+def write_review(
+    updates: Sequence[CaseUpdate], mode: UpdateMode, root: Path
+) -> tuple[list[str], list[str]]:
+    """Write the review of ``updates`` (JSON and Markdown, each atomically) under ``root``;
+    no case file is touched. Returns the summary's lines and the errors (naming the file)."""
+    from .review_text import terminal_lines
+
+    document = review_document(updates, mode, root)
+    try:
+        json_path = save_review(document, root)
+    except (CaseFileError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return terminal_lines(document, None), [f"could not write the update review: {why}"]
+    where = json_path.relative_to(root)
+    return terminal_lines(document, (where, where.with_name(REVIEW_MD))), []
+
+
+def review_folder(root: Path) -> Path:
+    """The review's folder, which must lie inside the test root (a symlink out of it is
+    refused: the plugin writes only inside the root)."""
+    folder = root / FOLDER
+    if not folder.resolve().is_relative_to(root.resolve()):
+        raise CaseFileError(
+            f"{FOLDER} resolves to {folder.resolve()}, outside the test root {root}: "
+            f"the update review is not written"
+        )
+    return folder
+
+
+def save_review(document: Mapping[str, object], root: Path) -> Path:
+    """Write the review's two files (the Markdown made from the JSON), each atomically;
+    the JSON file's path."""
+    from ..reporting.run_model.atomic import write_atomic
+    from .review_text import review_markdown
+
+    folder = review_folder(root)
+    folder.mkdir(exist_ok=True)
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    markdown = review_markdown(document)
+    json_path, md_path = folder / REVIEW_JSON, folder / REVIEW_MD
+    write_atomic(json_path, lambda fh: fh.write(text), owned="the update review")
+    write_atomic(md_path, lambda fh: fh.write(markdown), owned="the update review")
+    return json_path
