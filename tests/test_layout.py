@@ -113,7 +113,16 @@ ENGINE_STAGES = {
     },
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
     # the tool-calls feature: its metric builds on metrics/base.py, so it sits above metrics
-    "tool_calls": {"core", "reading", "comparing", "results", "schemas", "configuring", "metrics"},
+    "tool_calls": {
+        "core",
+        "reading",
+        "comparing",
+        "results",
+        "schemas",
+        "configuring",
+        "metrics",
+        "pairing",
+    },
     # trajectories: a run's steps (its messages read by reading/agent_messages.py)
     "trajectories": {
         "core",
@@ -123,6 +132,7 @@ ENGINE_STAGES = {
         "schemas",
         "configuring",
         "metrics",
+        "pairing",
         "tool_calls",
     },
 }
@@ -244,7 +254,7 @@ def test_the_report_format_is_pinned():
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # the baseline's unscored cases, keeps the version; so does the reliability section's
     # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
-    # who decided its fields, its parts and the runs its case was asked for).
+    # who decided its fields, its parts (and their names) and the runs its case was asked for).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -273,7 +283,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "d8e242fb2eed1e766475970edf73612d65b12d88b74378c3fb72799aeaa869ae"
+        "7ebcde934a5599ad6b3c60fb34605a8aaeba1366b0d971e9017d2dbf87230d0f"
     )
 
 

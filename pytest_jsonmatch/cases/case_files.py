@@ -26,10 +26,10 @@ from ..engine.reading.safe_yaml import (
     parse_yaml,
 )
 from ..engine.reading.user_files import not_regular, read_regular
+from .agent_expectations import AGENT_KEYS, ALL_AGENT_KEYS, AgentExpectations
 from .case_layers import Layer, kind_of, layered
 from .marks import MarkError, MarkSpec, fields_expected_to_fail, marks_from
 from .node_ids import check_path, fits_test_id
-from .reply_keys import AGENT_KEYS, REPLY_KEYS, expected_calls_of, run_parts_of
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
@@ -37,7 +37,7 @@ SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_opti
 CASE_KEYS = frozenset(
     {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
     | {"options", "marks", "repeat"}
-).union(REPLY_KEYS)
+).union(ALL_AGENT_KEYS)
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
 Source = Literal["actual", "actual_file", "input"]
@@ -74,11 +74,8 @@ class GoldenCase:
     source: Source = "actual"
     repeat: int | None = None  # runs of an ``input`` case's target (None: the session's)
     file_sha256: str = ""  # of the case file's bytes as collection read them
-    expected_calls: object = None  # the calls of an agent's reply (None: a plain case)
-    call_options: Mapping[str, object] = field(default_factory=dict)
-    expected_run: object = None  # an agent's whole run: its trajectory, its end state
-    run_options: Mapping[str, object] = field(default_factory=dict)
-    expected_state: object = None
+    # an agent's reply's or whole run's expected parts and options (None: a plain case)
+    agent: AgentExpectations | None = None
     # where each option naming paths (ignore, fields, align; xfail for an xfail mark's
     # fields) was set: "" by the case itself, "file:line" by a folder's or a file's settings
     # shared by several cases (cases/typos.py: a typo is a path none of them has)
@@ -323,7 +320,12 @@ class CaseFiles:
         origins = dict(layer.origins)
         if fields_expected_to_fail(own_marks) is not None:
             origins["xfail"] = ""
-        run, state = run_parts_of(data, lines, where.error, name, layer.metric)
+        agent = AgentExpectations.of_case(
+            data,
+            lambda key, why: where.error(lines.get(key, 1), name + why),
+            layer.metric,
+            (layer.call_options, layer.run_options),
+        )
         return GoldenCase(
             id=case_id,
             path=where.path,
@@ -340,11 +342,7 @@ class CaseFiles:
             source=source,
             repeat=layer.repeat,
             file_sha256=where.sha256,
-            expected_calls=expected_calls_of(data, lines, where.error, name, layer.metric),
-            call_options=layer.call_options,
-            expected_run=run,
-            run_options=layer.run_options,
-            expected_state=state,
+            agent=agent,
             path_origins=origins,
         )
 

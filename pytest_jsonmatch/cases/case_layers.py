@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Protocol
 
 from ..engine.core.errors import CaseFileError
+from .agent_expectations import call_options_of
 from .python_names import with_named_tools
-from .reply_keys import call_options_of
 
 
 class Where(Protocol):

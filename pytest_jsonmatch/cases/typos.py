@@ -237,8 +237,8 @@ def case_paths(case: GoldenCase, results: list[MatchResult]) -> CasePaths:
     paths = CasePaths()
     if isinstance(case.expected, (Mapping, list)):
         paths.add_value(case.expected)
-    if isinstance(case.expected_state, Mapping):
-        paths.add_value(case.expected_state, "state")
+    if case.agent is not None and isinstance(case.agent.state, Mapping):
+        paths.add_value(case.agent.state, "state")
     for result in results:
         paths.add_rows(result)
     return paths
@@ -251,9 +251,7 @@ def add_outputs(paths: CasePaths, case: GoldenCase, outputs: list[object]) -> No
     from ..engine.core.errors import JsonMatchError
     from ..engine.reading.parse import parse_actual
 
-    if case.expected_calls is not None or case.expected_run is not None:
-        return
-    if case.expected_state is not None:
+    if case.agent is not None:
         return
     for output in outputs:
         try:

@@ -155,7 +155,7 @@ class GoldenItem(pytest.Item):
         without an expected value, --jsonmatch-update=create); a run whose output could not
         be produced is recorded as an error and its error raised."""
         from ..engine.schemas.loading import references_confined_to
-        from ..session.assertion import Reply, compare_and_send
+        from ..session.assertion import compare_and_send
 
         case, run = self.case, self.golden_run
         produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
@@ -176,7 +176,7 @@ class GoldenItem(pytest.Item):
                 repeat=repeat,
                 ahead=ahead,
                 case=self.nodeid,
-                reply=Reply.of_case(case),
+                agent=case.agent,
             )
         return produced.output, [scored]
 
@@ -186,16 +186,15 @@ class GoldenItem(pytest.Item):
         it stops the run."""
         assert produced.error is not None
         from ..engine.core.masking import one_line
-        from ..session.assertion import Reply
 
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
             case, defaults = self.case, self.golden_run.channel.defaults
-            name, reply = case.metric or defaults.metric, Reply.of_case(case)
+            name, agent = case.metric or defaults.metric, case.agent
             self.golden_run.channel.send(
                 Outcome.of(
                     produced,
-                    metric=name if reply is None else reply.metric(name, case.expected),
+                    metric=name if agent is None else agent.label(name, case.expected),
                     threshold=case.threshold if case.threshold is not None else defaults.threshold,
                     repeat=repeat,
                     error=one_line(produced.error) + self._attempts,
@@ -260,11 +259,11 @@ class GoldenItem(pytest.Item):
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
-        from ..session.assertion import answer_to_write
 
         case, run = self.case, self.golden_run
         metric = metric_named(case.metric or run.channel.defaults.metric)
-        output = answer_to_write(case, output)  # an agent's reply or run: its answer
+        if case.agent is not None:  # an agent's reply or run: its answer
+            output = case.agent.answer_of(output)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         display, root = run.cases.display(case.path), run.settings.rootpath
         return case_update(case, value, display, root, results, run.settings.update)

@@ -9,14 +9,13 @@ fixture's is its session's, ``assert_json_match`` takes the current one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..calls.produced import Produced
+from ..cases.agent_expectations import AgentExpectations
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import (
     ComparatorError,
-    ConfigError,
     JsonMatchError,
     ParseError,
     TruncatedError,
@@ -30,7 +29,6 @@ from .channel import Channel, Defaults, current
 from .outcome import Outcome
 
 if TYPE_CHECKING:
-    from ..cases.case_files import GoldenCase
     from ..engine.judge import JudgeFigures
 
 
@@ -72,8 +70,10 @@ def assert_json_match(
     (``None``: not scored), both under ``metric`` and the options; one comparison, one
     score (``match_run``, docs/agents.md)."""
     __tracebackhide__ = True
-    reply = Reply.of(expected_calls, call_options, expected_run, run_options, expected_state)
-    return _check(actual, expected, metric, threshold, options, current(), reply)
+    agent = AgentExpectations.of_keywords(
+        expected_calls, call_options, expected_run, run_options, expected_state
+    )
+    return _check(actual, expected, metric, threshold, options, current(), agent)
 
 
 class JsonMatcher:
@@ -115,8 +115,10 @@ class JsonMatcher:
         **options: object,
     ) -> MatchResult:
         __tracebackhide__ = True
-        reply = Reply.of(expected_calls, call_options, expected_run, run_options, expected_state)
-        return _check(actual, expected, metric, threshold, options, self.channel, reply)
+        agent = AgentExpectations.of_keywords(
+            expected_calls, call_options, expected_run, run_options, expected_state
+        )
+        return _check(actual, expected, metric, threshold, options, self.channel, agent)
 
     def __repr__(self) -> str:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
@@ -129,11 +131,11 @@ def _check(
     threshold: object,
     options: Mapping[str, object],
     channel: Channel,
-    reply: Reply | None = None,
+    agent: AgentExpectations | None = None,
 ) -> MatchResult:
     __tracebackhide__ = True
     result, limit = compare_and_send(
-        Produced(output=actual), expected, metric, threshold, options, channel, reply=reply
+        Produced(output=actual), expected, metric, threshold, options, channel, agent=agent
     )
     if not result.passed(limit, channel.defaults.invalid_fails):
         raise failure(result, limit, channel.defaults.verbosity)
@@ -151,20 +153,20 @@ def compare_and_send(
     repeat: int = 0,
     ahead: JudgeFigures | None = None,
     case: str | None = None,
-    reply: Reply | None = None,
+    agent: AgentExpectations | None = None,
 ) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case; its output, where it came from and
     what its call took are ``produced``'s) with ``channel``'s defaults and send it there;
     return the result and the threshold it is held to. One that cannot be scored is recorded
     as an error with its reason, and its error raised. What the judge did for it is kept with
     it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts).
-    With ``reply``, the output is an agent's reply (its answer and calls: ``match_reply``)
+    With ``agent``, the output is an agent's reply (its answer and calls: ``match_reply``)
     or its whole run (answer, trajectory, end state: ``match_run``), scored as one
     comparison under a metric naming the parts (``<metric>+tool_calls``)."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
-    shown = name if reply is None else reply.metric(name, expected)
+    shown = name if agent is None else agent.label(name, expected)
     limit = defaults.threshold
     judged = REGISTRY.judge_tab(ahead, case)
     merged: Mapping[str, object] = options
@@ -173,10 +175,10 @@ def compare_and_send(
             limit = unit_number(threshold, "threshold")
         merged = _scrubbed_ignored({**defaults.options_for(name), **options}, produced)
         with judged:
-            if reply is None:
+            if agent is None:
                 result = match_json(produced.output, expected, metric=name, **merged)
             else:
-                result = reply.scored(produced.output, expected, name, merged)
+                result = agent.scored(produced.output, expected, name, merged)
         call = produced.call
         if call is not None and call.cut_off and merged.get("truncated", "error") == "error":
             raise call.cut_error()  # the model says it stopped at its limit: a cut answer
@@ -197,116 +199,6 @@ def compare_and_send(
         raise exc.with_traceback(None) from None
     _send_scored(channel, produced, result, limit, repeat, judged.figures())
     return result, limit
-
-
-# the keywords that make a comparison an agent's, in Reply.of's order
-_REPLY_KEYS = ("expected_calls", "call_options", "expected_run", "run_options", "expected_state")
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What makes a comparison an agent's: the expected calls of one reply and the calls'
-    options, or the expected trajectory of a whole run, its options and the expected end
-    state (the answer's options are the comparison's own)."""
-
-    expected_calls: object
-    call_options: Mapping[str, object]
-    expected_run: object = None
-    run_options: Mapping[str, object] = field(default_factory=dict)
-    expected_state: object = None
-    # why it cannot be scored, said when it is (so that the attempt is recorded); "" if none
-    refused: str = ""
-
-    @classmethod
-    def of(
-        cls,
-        expected_calls: object,
-        call_options: Mapping[str, object] | None,
-        expected_run: object = None,
-        run_options: Mapping[str, object] | None = None,
-        expected_state: object = None,
-    ) -> Reply | None:
-        """The agent's comparison ``assert_json_match``'s keywords ask for (None: a plain
-        comparison; keywords that cannot go together are refused when scored, by the rule a
-        case file's keys are held to)."""
-        from ..cases.reply_keys import agent_refusal
-
-        values = (expected_calls, call_options, expected_run, run_options, expected_state)
-        given = [key for key, value in zip(_REPLY_KEYS, values) if value is not None]
-        if not given:
-            return None
-        refusal = agent_refusal(given)
-        refused = "" if refusal is None else refusal[1]
-        return cls(
-            expected_calls,
-            call_options or {},
-            expected_run,
-            run_options or {},
-            expected_state,
-            refused,
-        )
-
-    @classmethod
-    def of_case(cls, case: GoldenCase) -> Reply | None:
-        """A golden case's (None: a plain case, whatever options it inherits)."""
-        parts = (case.expected_calls, case.expected_run, case.expected_state)
-        if all(part is None for part in parts):
-            return None
-        return cls(
-            case.expected_calls,
-            case.call_options,
-            case.expected_run,
-            case.run_options,
-            case.expected_state,
-        )
-
-    @property
-    def is_run(self) -> bool:
-        """Whether it is a whole run (an expected trajectory or end state), not one reply."""
-        return self.expected_run is not None or self.expected_state is not None
-
-    def metric(self, name: str, expected: object = True) -> str:
-        """The comparison's metric, naming its parts (``expected`` None: the answer of a run
-        or of a reply is not scored; a tool-only reply's calls alone are ``tool_calls``)."""
-        from ..engine.agents.reply import parts_label
-
-        answer = name if expected is not None else None
-        run, state = self.expected_run is not None, self.expected_state is not None
-        return parts_label(answer, not self.is_run, run, state)
-
-    def scored(
-        self, output: object, expected: object, metric: str, options: Mapping[str, object]
-    ) -> MatchResult:
-        from ..engine.agents import match_reply, match_run
-
-        if self.refused:
-            raise ConfigError(self.refused)
-        if self.is_run:
-            return match_run(
-                output,
-                expected,
-                self.expected_run,
-                self.expected_state,
-                metric,
-                self.run_options,
-                **options,
-            )
-        return match_reply(
-            output, expected, self.expected_calls, metric, self.call_options, **options
-        )
-
-
-def answer_to_write(case: GoldenCase, output: object) -> object:
-    """What a case's expected is written from (an update): the output, or the answer of an
-    agent's reply or of its run (its last assistant message's)."""
-    from ..engine.agents import answer_of, run_parts
-
-    if case.expected_calls is not None:
-        return answer_of(output)
-    if case.expected_run is None and case.expected_state is None:
-        return output
-    answer = run_parts(output).answer
-    return {} if answer is None else answer
 
 
 def _send_scored(

@@ -140,7 +140,6 @@ class JudgeAhead:
         from ..engine.match import match_json
         from ..engine.metrics import REGISTRY
         from ..engine.schemas.loading import references_confined_to
-        from .assertion import Reply
 
         case_id = key[0] if isinstance(key, tuple) and isinstance(key[0], str) else None
         tab = REGISTRY.judge_tab(case=case_id)
@@ -155,11 +154,10 @@ class JudgeAhead:
             name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
             with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
-                reply = Reply.of_case(case)
-                if reply is None:
+                if case.agent is None:
                     match_json(output, case.expected, metric=name, **options)
                 else:  # an agent's reply or run: as its test scores it (its answer, its state)
-                    reply.scored(output, case.expected, name, options)
+                    case.agent.scored(output, case.expected, name, options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass
         finally:

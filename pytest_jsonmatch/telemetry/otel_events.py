@@ -439,6 +439,8 @@ def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> Attrib
         out["jsonmatch.repeat"] = comparison.repeat
     if comparison.target:
         out["jsonmatch.target"] = comparison.target
+    for part in comparison.parts:  # an agent's reply or run: each part's own score
+        out[f"jsonmatch.part.{part.name}.score"] = float(part.score)
     if label(comparison) == "error":
         out["error.type"] = error_type(comparison)
     judged = comparison.judge  # what the LLM judge did for it, apart from the target's call
@@ -480,7 +482,13 @@ def repeat_attributes(comparisons: Sequence[Comparison], k: int) -> dict[str, At
 
 def field_attributes(comparison: Comparison) -> list[Attributes]:
     """One event's attributes per field of a scored comparison: the metric, the field's
-    score and its status as the engine names it (its label)."""
+    score and its status as the engine names it (its label); of a comparison made of parts,
+    the name of the field's part."""
+    fields, part = comparison.fields, list[Attributes]()
+    for each in comparison.parts:  # (each part's rows follow those of the parts before it)
+        part += [{"jsonmatch.part": each.name}] * each.rows
+    if len(part) != len(fields):
+        part = [{}] * len(fields)
     return [
         {
             "gen_ai.evaluation.name": comparison.metric,
@@ -488,6 +496,7 @@ def field_attributes(comparison: Comparison) -> list[Attributes]:
             "gen_ai.evaluation.score.label": f.status,
             "jsonmatch.case_id": comparison.case_id,
             "jsonmatch.field": f.path,
+            **part[k],
         }
-        for f in comparison.fields
+        for k, f in enumerate(fields)
     ]

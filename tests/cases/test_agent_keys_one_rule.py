@@ -1,6 +1,6 @@
 """An agent case's expected parts are held to one rule, wherever they are given: a case
 file's keys and ``assert_json_match``'s keywords that cannot be scored together are refused
-with the same reason (cases/reply_keys.py's ``agent_refusal``), the file's with its line."""
+with the same reason (cases/agent_expectations.py's ``refusal``), the file's with its line."""
 
 from __future__ import annotations
 

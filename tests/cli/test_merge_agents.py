@@ -160,8 +160,8 @@ def test_honest_shards_of_failing_replies_and_runs_merge_as_one_process_scores_t
     assert chatty["score"] == pytest.approx(24 / 49)
     assert (chatty["precision"], chatty["recall"], chatty["f1"]) == pytest.approx((0.6, 0.6, 0.6))
     assert chatty["parts"] == [
-        {"metric": "field_f1", "rows": 3, "score": 0.0},
-        {"metric": "tool_calls", "rows": 4, "score": pytest.approx(6 / 7)},
+        {"name": "answer", "metric": "field_f1", "rows": 3, "score": 0.0},
+        {"name": "calls", "metric": "tool_calls", "rows": 4, "score": pytest.approx(6 / 7)},
     ]
     # rome: its answer (2 rows, 1), its run (6 rows, 4 match: 2/3), its state (3 rows, 2/3):
     # (2 * 1 + 6 * 2/3 + 3 * 2/3) / 11 = 8/11
@@ -169,6 +169,7 @@ def test_honest_shards_of_failing_replies_and_runs_merge_as_one_process_scores_t
     assert rome["metric"] == "field_f1+trajectory+state"
     assert rome["score"] == pytest.approx(8 / 11)
     assert [p["rows"] for p in rome["parts"]] == [2, 6, 3]
+    assert [p["name"] for p in rome["parts"]] == ["answer", "trajectory", "state"]
 
 
 def test_a_repeated_case_whose_file_names_the_judge_merges_without_reading_it(root, capsys):
@@ -208,6 +209,22 @@ def test_an_older_shard_whose_case_file_needs_the_judge_is_refused_saying_what_t
     assert "comparator 'semantic' needs a judge" in err
     assert "run the shards with this version" in err
     assert "Traceback" not in err and "\n" not in err.strip()
+
+
+def test_shards_written_before_parts_were_named_merge_and_name_them(root, capsys):
+    def unnamed(report: Any) -> None:
+        for c in report["comparisons"]:
+            for part in c.get("parts", ()):
+                del part["name"]
+
+    _each_shard(root, unnamed)
+    code, err = _merge(capsys)
+    assert err == "" and code in (0, 1)
+    one, merged = _read(root / "one.json"), _read(root / "run.json")
+    assert same_figures(one, merged, Row("main"), "merged") == []
+    # each part named by what scored it and where it stands, as the one process named it
+    for case in ("chatty", "rome"):
+        assert _comparison(merged, case)["parts"] == _comparison(one, case)["parts"]
 
 
 def test_an_older_shard_whose_case_file_needs_no_judge_still_merges(root, capsys):

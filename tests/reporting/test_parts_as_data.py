@@ -1,7 +1,8 @@
 """A comparison made of parts (an agent's answer, calls, run, end state) is shown by its
-parts as data (``MatchResult.parts``, a report's ``parts``), never by its metric's label or
-its rows' paths: a label that names no trajectory, and rows under no ``run``, still show
-the trajectory part's steps; an answer's row at a ``run[...]`` path is no step."""
+parts as data (``MatchResult.parts``, a report's ``parts``: each part's name, metric, rows
+and score), never by its metric's label or its rows' paths: a label that names no
+trajectory, and rows under no ``run``, still show the trajectory part's steps; an answer's
+row at a ``run[...]`` path is no step; an answer's field named ``state`` is the answer's."""
 
 from __future__ import annotations
 
@@ -14,17 +15,41 @@ from pytest_jsonmatch.engine.results.field_results import (
 )
 from pytest_jsonmatch.reporting.render.failure_message import format_failure
 from pytest_jsonmatch.reporting.render.html_cases import CaseData
-from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison, parts_of
+from pytest_jsonmatch.reporting.verdicts.shard_checks import score_disagreement
+from pytest_jsonmatch.telemetry.otel_events import case_attributes, field_attributes
 
 
-def _result():
+def _result(label: str = "odd label"):
     answer = [FieldResult("run[0].status", MISMATCH, 0.0, "booked", "held", "exact")]
     steps = [
         FieldResult("journey[0].search.to", MATCH, 1.0, "Oslo", "Oslo", "exact"),
         FieldResult("journey[1].book.date", MISMATCH, 0.0, "12-01", "12-02", "exact"),
     ]
     # a label no renderer can read the parts from: only the parts say what the rows are
-    return combined("odd label", [Part(0.0, answer, "field_f1"), Part(0.5, steps, "trajectory")])
+    return combined(
+        [Part("answer", 0.0, answer, "field_f1"), Part("trajectory", 0.5, steps, "trajectory")],
+        label=label,
+    )
+
+
+def _fooling():
+    """An answer whose field is named ``state.total`` and an end state whose fields sit
+    under ``run``, labelled as if it held a trajectory: the paths and the label say the
+    opposite of the parts."""
+    answer = [FieldResult("state.total", MATCH, 1.0, 3, 3, "exact")]
+    state = [
+        FieldResult("run[0].seat", MISMATCH, 0.0, "1A", "2B", "exact"),
+        FieldResult("run[1].seat", MATCH, 1.0, "1C", "1C", "exact"),
+    ]
+    parts = [Part("answer", 1.0, answer, "field_f1"), Part("state", 0.5, state, "field_f1")]
+    return combined(parts, label="field_f1+trajectory+state")
+
+
+def _comparison(result):
+    return Comparison.of_result(
+        result, case_id="c", nodeid="t.py::c", threshold=0.9, passed=False, values="short"
+    )
 
 
 def test_the_failure_message_finds_the_trajectory_by_the_parts_not_the_label():
@@ -33,11 +58,16 @@ def test_the_failure_message_finds_the_trajectory_by_the_parts_not_the_label():
     assert "step 0 (status" not in message  # the answer's row is no step
 
 
+def test_a_label_naming_a_trajectory_is_no_trajectory_without_its_part():
+    # "field_f1+trajectory+state" but no trajectory part: no row is a step
+    assert "left the expected path" not in format_failure(_fooling(), 0.9)
+    # labelled as the trajectory metric alone: still only the trajectory part's rows are steps
+    message = format_failure(_result("trajectory"), 0.9)
+    assert "left the expected path at step 1 (book, argument date)" in message
+
+
 def test_the_html_page_heads_the_trajectory_parts_rows_by_step_from_the_parts():
-    comparison = Comparison.of_result(
-        _result(), case_id="c", nodeid="t.py::c", threshold=0.9, passed=False, values="short"
-    )
-    row = CaseData().run_row(comparison.to_dict(), 0)
+    row = CaseData().run_row(_comparison(_result()).to_dict(), 0)
     extra = row[-1]
     assert isinstance(extra, dict)
     # rows 1 and 2 are the trajectory's; each starts a step
@@ -45,9 +75,49 @@ def test_the_html_page_heads_the_trajectory_parts_rows_by_step_from_the_parts():
 
 
 def test_a_comparison_of_no_parts_and_no_trajectory_has_no_steps():
-    plain = combined("field_f1", [])
-    comparison = Comparison.of_result(
-        plain, case_id="c", nodeid="t.py::c", threshold=0.9, passed=True, values="short"
-    )
-    row = CaseData().run_row(comparison.to_dict(), 0)
+    row = CaseData().run_row(_comparison(combined([], label="field_f1")).to_dict(), 0)
     assert not (isinstance(row[-1], dict) and "steps" in row[-1])
+
+
+def test_each_part_carries_its_name_into_the_report_and_back():
+    result = _fooling()
+    assert [p.name for p in result.parts] == ["answer", "state"]
+    written = _comparison(result).to_dict()
+    assert [p["name"] for p in written["parts"]] == ["answer", "state"]
+    assert parts_of(written) == result.parts
+    assert [p["name"] for p in result.to_dict()["parts"]] == ["answer", "state"]
+
+
+def test_a_report_written_before_parts_were_named_reads_each_part_by_its_metric_and_place():
+    older = {"metric": "x", "parts": []}
+    older["parts"] = [
+        {"metric": "field_f1", "rows": 1, "score": 1.0},
+        {"metric": "trajectory", "rows": 2, "score": 0.5},
+        {"metric": "field_f1", "rows": 2, "score": 0.5},
+    ]
+    assert [p.name for p in parts_of(older)] == ["answer", "trajectory", "state"]
+    reply = {"metric": "x", "parts": [{"metric": "tool_calls", "rows": 2, "score": 1.0}]}
+    assert [p.name for p in parts_of(reply)] == ["calls"]
+
+
+def test_the_otel_events_name_each_rows_part_and_each_parts_score_from_the_parts():
+    comparison = _comparison(_fooling())
+    assert [event["jsonmatch.part"] for event in field_attributes(comparison)] == [
+        "answer",
+        "state",
+        "state",
+    ]
+    case = case_attributes(comparison, None)
+    assert case["jsonmatch.part.answer.score"] == 1.0
+    assert case["jsonmatch.part.state.score"] == 0.5
+    assert "jsonmatch.part.trajectory.score" not in case  # the label's words are not read
+    assert all("jsonmatch.part" not in e for e in field_attributes(_comparison(combined([]))))
+
+
+def test_a_merge_refuses_parts_named_twice_or_out_of_order():
+    assert score_disagreement(_comparison(_fooling())) == ""
+    written = _comparison(_fooling()).to_dict()
+    written["parts"][0]["name"] = "state"
+    assert "its parts are named state, state: each once, in the order" in score_disagreement(
+        Comparison.from_dict(written)
+    )

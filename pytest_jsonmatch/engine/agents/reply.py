@@ -34,17 +34,6 @@ CALLS_METRIC = "tool_calls"
 RUN_METRIC = "trajectory"
 
 
-def parts_label(
-    answer: str | None, calls: bool = False, run: bool = False, state: bool = False
-) -> str:
-    """The metric a comparison made of parts is named by, the one place it is made: the
-    answer's metric (None: no answer scored), then ``tool_calls``, ``trajectory`` and
-    ``state`` for the parts given (``field_f1+trajectory+state``). A label to read, never
-    to parse: what a comparison is made of is its result's ``parts``."""
-    named = ((CALLS_METRIC, calls), (RUN_METRIC, run), ("state", state))
-    return "+".join([*([answer] if answer is not None else []), *(n for n, on in named if on)])
-
-
 def match_reply(
     actual: object,
     expected: object,
@@ -90,14 +79,14 @@ def match_reply(
         raise
     called = [call.name for call in reply.calls]
     if read is None:  # a tool-only reply: its answer is neither read nor scored
-        return combined(
-            parts_label(None, calls=True), [Part(made.score, list(made.fields), CALLS_METRIC)]
-        )
+        return combined([Part("calls", made.score, list(made.fields), CALLS_METRIC)])
     answer = answer_scored(answers, read[0], read[1], reply.answer)
     answer_rows, call_rows = _apart(list(answer.fields), list(made.fields), expected_names, called)
     return combined(
-        parts_label(metric, calls=True),
-        [Part(answer.score, answer_rows, metric), Part(made.score, call_rows, CALLS_METRIC)],
+        [
+            Part("answer", answer.score, answer_rows, metric),
+            Part("calls", made.score, call_rows, CALLS_METRIC),
+        ],
         answer,
     )
 

@@ -26,7 +26,7 @@ from ..match import match_json
 from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part, combined
 from .agent_run import run_parts
 from .end_states import match_state, placed, under
-from .reply import RUN_METRIC, answer_scored, part_options, parts_label
+from .reply import RUN_METRIC, answer_scored, part_options
 from .run_paths import ruled_rows, split_paths
 
 # the metrics that score one of a run's parts already: not the answer's
@@ -74,13 +74,12 @@ def match_run(
         steps = _run_scored(run.messages[start:], expected_run, run_options, options)
         rows = [_step_row(fr, start) for fr in steps.fields]
         rows, score, held = ruled_rows(rows, steps.score, paths.run)
-        parts.append(Part(score, rows, RUN_METRIC))
+        parts.append(Part("trajectory", score, rows, RUN_METRIC))
         floors += held
     if expected_state is not None:
         state = _state_scored(run.state, expected_state, metric, paths.state)
-        parts.append(
-            Part(state.score, [placed(fr, "state", "state") for fr in state.fields], metric)
-        )
+        rows = [placed(fr, "state", "state") for fr in state.fields]
+        parts.append(Part("state", state.score, rows, metric))
         floors += [
             FloorFailure(under("state", f.path), f.min_score, f.score) for f in state.floor_failures
         ]
@@ -90,14 +89,9 @@ def match_run(
         wanted, depth = entry.read_expected(expected, "expected")
         _check_keys(wanted, expected_run is not None, expected_state is not None)
         answer = answer_scored(entry, wanted, depth, run.answer)
-        parts.insert(0, Part(answer.score, list(answer.fields), metric))
+        parts.insert(0, Part("answer", answer.score, list(answer.fields), metric))
         floors[:0] = answer.floor_failures
-    label = parts_label(
-        None if answer is None else metric,
-        run=expected_run is not None,
-        state=expected_state is not None,
-    )
-    return combined(label, parts, answer, tuple(floors))
+    return combined(parts, answer, tuple(floors))
 
 
 def _check_keys(expected: object, run: bool, state: bool) -> None:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from ..core.cut_off import Truncation
 from ..core.slotted import HashedSlotted, Slotted
@@ -182,13 +182,30 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
     return (1 + b2) * precision * recall / den if den > 0 else 0.0
 
 
-class PartScore(NamedTuple):
-    """What a result made of parts (:func:`combined`: an agent's answer, its calls, its run,
-    its end state) keeps of each: the metric that scored it, how many of the result's rows
-    are its (they follow the rows of the parts before it), and its headline score. Enough
-    to make the result's score again from its rows, by :func:`combined` itself (a merge of
-    shards' reports does)."""
+# which part of an agent's output a part of a result scores: its answer, one reply's calls,
+# a run's trajectory, the end state the run left (in this order where several are given)
+PartName = Literal["answer", "calls", "trajectory", "state"]
+PART_NAMES: tuple[PartName, ...] = get_args(PartName)
+# what a part other than the answer is called in the label of a result made of parts
+_LABEL_WORDS = {"calls": "tool_calls", "trajectory": "trajectory", "state": "state"}
 
+
+def parts_label(names: Iterable[PartName], answer_metric: str) -> str:
+    """The metric a result made of the parts ``names`` is labelled by, the one place it is
+    made: the answer's metric, ``tool_calls``, ``trajectory`` and ``state`` for the parts
+    given (``field_f1+trajectory+state``). A label to read, never to parse: what a result
+    is made of is its ``parts``."""
+    return "+".join(answer_metric if n == "answer" else _LABEL_WORDS[n] for n in names)
+
+
+class PartScore(NamedTuple):
+    """What a result made of parts (:func:`combined`) keeps of each: which part it is
+    (``name``), the metric that scored it, how many of the result's rows are its (they
+    follow the rows of the parts before it), and its headline score. Enough to make the
+    result's score again from its rows, by :func:`combined` itself (a merge of shards'
+    reports does), and to find a part's rows without reading the result's label or paths."""
+
+    name: PartName
     metric: str
     rows: int
     score: float
@@ -392,10 +409,11 @@ class MatchResult(HashedSlotted):
 
 
 class Part(NamedTuple):
-    """One part of a result made of several (an agent's answer, its calls, its run, its end
-    state): the ``metric`` that scored it, its headline ``score`` and its rows, at the paths
-    they take in the whole table."""
+    """One part of a result made of several: which it is (``name``), its headline
+    ``score``, its rows at the paths they take in the whole table, and the ``metric`` that
+    scored it."""
 
+    name: PartName
     score: float
     fields: Sequence[FieldResult]
     metric: str
@@ -412,16 +430,20 @@ def counted_rows(fields: Iterable[FieldResult]) -> int:
 
 
 def combined(
-    metric: str,
     parts: Sequence[Part],
     main: MatchResult | None = None,
     floor_failures: tuple[FloorFailure, ...] | None = None,
+    label: str | None = None,
 ) -> MatchResult:
     """The parts as one result (docs/metrics.md, "An agent's reply: answer and calls"):
     their rows in order; the score their headlines weighted by counted rows (1.0 where no
     row counts); precision, recall and F1 from all rows; ``main``'s (the answer's)
     pairings, cut and conformance, and its floors unless ``floor_failures`` gives them all;
-    what each part was (:class:`PartScore`) in ``parts``."""
+    what each part was (:class:`PartScore`) in ``parts``; its metric ``label``, or the
+    parts' (:func:`parts_label`)."""
+    if label is None:
+        answer = next((p.metric for p in parts if p.name == "answer"), "")
+        label = parts_label([p.name for p in parts], answer)
     weights = [counted_rows(part.fields) for part in parts]
     total = sum(weights)
     score = sum(w * p.score for w, p in zip(weights, parts)) / total if total else 1.0
@@ -433,7 +455,7 @@ def combined(
     if floor_failures is None:
         floor_failures = () if main is None else main.floor_failures
     return MatchResult(
-        metric,
+        label,
         min(max(score, 0.0), 1.0),
         precision,
         recall,
@@ -443,7 +465,7 @@ def combined(
         floor_failures,
         None if main is None else main.truncated,
         None if main is None else main.conformance,
-        parts=tuple(PartScore(p.metric, len(p.fields), p.score) for p in parts),
+        parts=tuple(PartScore(p.name, p.metric, len(p.fields), p.score) for p in parts),
     )
 
 

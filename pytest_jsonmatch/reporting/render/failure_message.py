@@ -22,7 +22,7 @@ from ...engine.results.field_results import (
     MatchResult,
 )
 from ..run_model.aggregate import violations_text
-from ..run_model.comparisons import part_rows
+from ..run_model.comparisons import trajectory_rows
 from .tables import guarded
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
@@ -30,7 +30,6 @@ FIELD_LIMITS = {0: 10, 1: 50}
 # How long one value may get in the message before it is cut, by verbosity.
 VALUE_WIDTHS = {0: 60, 1: 200}
 _STATUS_WIDTH = len("hallucination")
-TRAJECTORY = "trajectory"  # the metric of a trajectory, alone or as an agent's run's part
 
 
 def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) -> str:
@@ -115,7 +114,7 @@ def _departure(result: MatchResult, width: int | None) -> list[str]:
     The trajectory's rows are read from the result's parts (an agent's run's trajectory
     part), or are all its rows where the trajectory metric scored it alone."""
     fields = result.fields
-    for k in part_rows(result.metric, result.parts, len(fields), TRAJECTORY):
+    for k in trajectory_rows(result.metric, result.parts, len(fields)):
         fr = fields[k]
         if fr.status != MATCH and fr.status != SKIPPED:
             step, named = step_of(fr.path)

@@ -47,9 +47,9 @@ from typing import IO
 
 from ...engine.results.field_results import MATCH
 from ...engine.results.field_results import STATUSES as FIELD_STATUSES
-from ..run_model.comparisons import part_rows, parts_of
+from ..run_model.comparisons import parts_of, trajectory_rows
 from ..run_model.report_types import CaseDict, ComparisonDict, FieldDict
-from .failure_message import TRAJECTORY, step_of
+from .failure_message import step_of
 from .tables import page_text
 
 JSONItem = object  # what the rows hold: JSON values only (str, int, float, bool, None, lists)
@@ -136,7 +136,7 @@ def _steps(run: ComparisonDict) -> list[JSONItem] | None:
     run's trajectory part, or all of a comparison by the trajectory metric alone) and the
     row each of its steps starts at: [start, end, [[row, heading]]]; None: no trajectory."""
     fields = run["fields"]
-    rows = part_rows(run["metric"], parts_of(run), len(fields), TRAJECTORY)
+    rows = trajectory_rows(run["metric"], parts_of(run), len(fields))
     if not rows:
         return None
     heads: list[JSONItem] = []

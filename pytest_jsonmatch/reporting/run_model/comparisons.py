@@ -23,6 +23,7 @@ from ...engine.results.field_results import (
     HALLUCINATION,
     FieldResult,
     MatchResult,
+    PartName,
     PartScore,
 )
 from .report_types import (
@@ -682,33 +683,44 @@ def _write_runs_and_parts(comparison: Comparison, out: ComparisonDict) -> None:
     rescores by them (reporting/verdicts/shard_checks.py)."""
     if comparison.parts:
         out["parts"] = [
-            {"metric": p.metric, "rows": p.rows, "score": p.score} for p in comparison.parts
+            {"name": p.name, "metric": p.metric, "rows": p.rows, "score": p.score}
+            for p in comparison.parts
         ]
     if comparison.repeats is not None:
         out["repeats"] = comparison.repeats
 
 
 def parts_of(data: ComparisonDict) -> tuple[PartScore, ...]:
-    """A report's parts of a comparison read back (none: ())."""
+    """A report's parts of a comparison read back (none: ()). A report written before parts
+    were named names each by what scored it and where it stands: ``tool_calls``' part is
+    the calls, ``trajectory``'s the trajectory, a part of any other metric the answer where
+    it comes first and the end state after (a run scored by its end state alone, one part,
+    reads as its answer: such a report does not say which it was)."""
     return tuple(
-        PartScore(str(p["metric"]), int(p["rows"]), float(p["score"]))
-        for p in data.get("parts", ())
+        PartScore(
+            p.get("name") or _UNNAMED.get(str(p["metric"]), "state" if k else "answer"),
+            str(p["metric"]),
+            int(p["rows"]),
+            float(p["score"]),
+        )
+        for k, p in enumerate(data.get("parts", ()))
     )
 
 
-def part_rows(metric: str, parts: Sequence[PartScore], rows: int, of: str) -> range:
-    """The rows of a comparison (``rows`` of them, ``metric`` its label) that the metric
-    ``of`` scored, read from its parts (each part's rows follow those of the parts before
-    it): its first part by ``of``; every row of a comparison of no parts scored by ``of``
-    itself; none (an empty range) where no part is, or where the rows are not the parts'
-    (a report that keeps no fields)."""
+# the part a metric that scores one part of an agent's output and no other scores
+_UNNAMED: dict[str, PartName] = {"tool_calls": "calls", "trajectory": "trajectory"}
+
+
+def trajectory_rows(metric: str, parts: Sequence[PartScore], rows: int) -> range:
+    """The rows (of ``rows``) a trajectory scored: every row of a comparison the
+    ``trajectory`` metric made alone, or those of its trajectory part, read from its parts
+    (each part's rows follow those of the parts before it); none (an empty range) where it
+    has no such part, or where the rows are not the parts' (a report that keeps no fields)."""
     if not parts:
-        return range(rows if metric == of else 0)
-    if sum(part.rows for part in parts) != rows:
-        return range(0)
+        return range(rows if metric == "trajectory" else 0)
     start = 0
-    for part in parts:
-        if part.metric == of:
+    for part in parts if sum(part.rows for part in parts) == rows else ():
+        if part.name == "trajectory":
             return range(start, start + part.rows)
         start += part.rows
     return range(0)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, Union
 
 if TYPE_CHECKING:
     from typing import TypedDict
+
+    from ...engine.results.field_results import PartName
 else:
 
     class TypedDict:
@@ -310,10 +312,14 @@ class JudgeDict(TypedDict):
     latency_s: float
 
 
-class PartDict(TypedDict):
-    """One part of a comparison made of several (an agent's answer, calls, run, end state):
-    the metric that scored it, how many of the comparison's fields are its (after the
-    parts before it) and its headline score."""
+class _PartName(TypedDict, total=False):
+    name: PartName  # which part it is (absent in a report written before parts were named)
+
+
+class PartDict(_PartName):
+    """One part of a comparison made of several (an agent's answer, calls, trajectory, end
+    state): which it is, the metric that scored it, how many of the comparison's fields are
+    its (after the parts before it) and its headline score."""
 
     metric: str
     rows: int

@@ -29,6 +29,7 @@ from pathlib import Path
 from ...engine.core.errors import JsonMatchError, shown
 from ...engine.results.field_results import (
     BATCH_ERROR,
+    PART_NAMES,
     SCORE_EPSILON,
     FieldResult,
     Part,
@@ -112,6 +113,9 @@ def _parts_disagreement(comparison: Comparison) -> str:
     held = sum(part.rows for part in c.parts)
     if held != len(rows):
         return f"its {len(c.parts)} parts hold {held} field rows, not its {len(rows)}"
+    names = [part.name for part in c.parts]
+    if names != sorted(set(names), key=PART_NAMES.index):
+        return f"its parts are named {', '.join(names)}: each once, in the order {PART_NAMES}"
     parts: list[Part] = []
     start = 0
     for part in c.parts:
@@ -123,8 +127,8 @@ def _parts_disagreement(comparison: Comparison) -> str:
                 f"what {part.metric} makes of the precision {precision!r} and recall "
                 f"{recall!r} of its {part.rows} field rows"
             )
-        parts.append(Part(part.score, mine, part.metric))
-    made = combined(c.metric, parts).score
+        parts.append(Part(part.name, part.score, mine, part.metric))
+    made = combined(parts).score
     if not _near(c.score, made):
         return (
             f"score {c.score!r} is not what {c.metric} makes of its parts' scores "

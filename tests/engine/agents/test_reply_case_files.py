@@ -43,20 +43,19 @@ def test_a_case_gives_its_calls_and_the_call_options_merge_from_folder_to_case(t
     _write(tmp_path / "jsonmatch.yaml", "call_options: {rules: default}\n")
     path = _write(tmp_path / "reply.jsonmatch.yaml", REPLY_CASES)
     rebook, answer_only, no_call = CaseFiles(root=tmp_path).load(path)
-    assert rebook.expected_calls == [
+    assert rebook.agent.calls == [
         {"name": "rebook_flight", "arguments": {"pnr": "ABC123", "flight_no": "LH401"}}
     ]
     # the folder's, the file's and the case's options, key by key
-    assert rebook.call_options == {
+    assert rebook.agent.call_options == {
         "rules": "default",
         "order": "strict",
         "tools": [{"name": "rebook_flight"}],
     }
     # a case without expected_calls is a plain case (its inherited call options unused)
-    assert answer_only.expected_calls is None
-    assert answer_only.call_options == {"rules": "default", "order": "strict"}
+    assert answer_only.agent is None
     # [] is a reply that must call nothing: not the same as no expected_calls
-    assert no_call.expected_calls == []
+    assert no_call.agent.calls == []
 
 
 MISTAKES = [

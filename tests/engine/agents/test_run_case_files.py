@@ -37,14 +37,14 @@ def test_a_case_gives_its_run_and_state_and_the_run_options_merge(tmp_path):
     path = _write(tmp_path / "runs.jsonmatch.yaml", RUN_CASES)
     book, state_only = CaseFiles(root=tmp_path).load(path)
     assert book.expected == {"status": "booked"}
-    assert book.expected_run == [{"name": "book_flight", "arguments": {"flight": "SK401"}}]
-    assert book.expected_state == {"bookings": [{"flight": "SK401"}]}
+    assert book.agent.run == [{"name": "book_flight", "arguments": {"flight": "SK401"}}]
+    assert book.agent.state == {"bookings": [{"flight": "SK401"}]}
     # the folder's, the file's and the case's, key by key, the nearest winning
-    assert book.run_options == {"pairing": "agentevals", "mode": "superset", "args": "subset"}
+    assert book.agent.run_options == {"pairing": "agentevals", "mode": "superset", "args": "subset"}
     # a run case may leave its answer out: None, no answer scored
     assert state_only.expected is None
-    assert state_only.expected_run is None
-    assert state_only.expected_state == {"bookings": []}
+    assert state_only.agent.run is None
+    assert state_only.agent.state == {"bookings": []}
 
 
 MISTAKES = [

@@ -91,6 +91,7 @@ ROWS = [
     "state.bookings[0].date",
 ]
 WRONG = {"run[1].book_flight.date", "state.bookings[0].date"}
+PART_OF = {row: ("answer", "trajectory", "state")[(k > 0) + (k > 6)] for k, row in enumerate(ROWS)}
 
 
 def _suite(pytester: pytest.Pytester) -> None:
@@ -182,6 +183,8 @@ def _events(received, start: int = 0):
         case = attributes["jsonmatch.case_id"].rpartition("::")[2]
         if "jsonmatch.field" in attributes:
             assert attributes["gen_ai.evaluation.name"] == METRIC
+            # each row names its part, from the comparison's parts (not its path's head)
+            assert attributes["jsonmatch.part"] == PART_OF[attributes["jsonmatch.field"]]
             fields.append(
                 (
                     case,
@@ -216,6 +219,10 @@ def test_the_otel_events_carry_the_run_its_fields_and_the_wrong_argument(
         "run[1].book_flight.date 0 (mismatch), state.bookings[0].date 0 (mismatch)",
         "jsonmatch.case_id": LATE,
         "jsonmatch.threshold": 1.0,
+        # each part's own score, read from the comparison's parts
+        "jsonmatch.part.answer.score": 1.0,
+        "jsonmatch.part.trajectory.score": pytest.approx(5 / 6),
+        "jsonmatch.part.state.score": 0.5,
     }
     passed = cases["on_the_day"].attributes
     assert (

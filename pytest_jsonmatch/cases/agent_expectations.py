@@ -1,0 +1,211 @@
+"""An agent case's expectations, read and checked in one place: one reply's expected calls
+(``expected_calls``, with ``call_options``; beside ``expected``, its answer, or alone) or a
+whole run's trajectory and end state (``expected_run``, with ``run_options``;
+``expected_state``). :class:`AgentExpectations` is made once, from a case file's keys or
+``assert_json_match``'s keywords, held to one rule (:func:`refusal`), and scores the case.
+``call_options`` and ``run_options`` are settings, as ``options`` is, merged from folder to
+case key by key, each level checked by its metric (:func:`call_options_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError
+from .python_names import with_named_tools
+
+if TYPE_CHECKING:
+    from ..engine.results.field_results import MatchResult, PartName
+
+# the expected parts that make a case an agent's: such a case may leave out ``expected``, its
+# answer, which is then not scored (a tool-only reply, a run judged by its steps or its state)
+AGENT_KEYS = ("expected_calls", "expected_run", "expected_state")
+# those and their options: a case's keys and assert_json_match's keywords, in this order
+ALL_AGENT_KEYS = ("expected_calls", "call_options", "expected_run", "run_options", "expected_state")
+# each options key and the metric that checks it
+_OPTIONS_METRIC = {"call_options": "tool_calls", "run_options": "trajectory"}
+# what each expected part must be in a case file (YAML read it: text there is a mistake,
+# where a call's keyword may be JSON text the engine reads)
+_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "expected_calls": (
+        (list, Mapping),
+        "the calls the reply makes (a list, [] for none, or a mapping with calls or "
+        "possible_answer)",
+    ),
+    "expected_run": (
+        (list, Mapping),
+        "the run's steps or messages (a list), or a mapping holding them under messages",
+    ),
+    "expected_state": (
+        (Mapping,),
+        "a mapping (the state as JSON: its attributes, tables or files)",
+    ),
+}
+# (line, message) -> the error, as the case file reader words it
+Error = Callable[[int, str], CaseFileError]
+
+
+@dataclass(frozen=True)
+class AgentExpectations:
+    """What makes a comparison an agent's: the expected calls of one reply and the calls'
+    options, or the expected trajectory of a whole run, its options and the expected end
+    state. The answer is the case's ``expected`` (every case has one, and an update
+    rewrites it); its options are the comparison's own."""
+
+    calls: object = None
+    call_options: Mapping[str, object] = field(default_factory=dict)
+    run: object = None
+    run_options: Mapping[str, object] = field(default_factory=dict)
+    state: object = None
+    # why it cannot be scored, said when it is (so that the attempt is recorded); "" if none
+    refused: str = ""
+
+    @classmethod
+    def of_keywords(
+        cls,
+        expected_calls: object,
+        call_options: Mapping[str, object] | None,
+        expected_run: object,
+        run_options: Mapping[str, object] | None,
+        expected_state: object,
+    ) -> AgentExpectations | None:
+        """The expectations ``assert_json_match``'s keywords give (None: a plain
+        comparison). Keywords that cannot go together are refused when scored."""
+        values = (expected_calls, call_options, expected_run, run_options, expected_state)
+        given = [key for key, value in zip(ALL_AGENT_KEYS, values) if value is not None]
+        if not given:
+            return None
+        why = refusal(given)
+        return cls(
+            expected_calls,
+            call_options or {},
+            expected_run,
+            run_options or {},
+            expected_state,
+            "" if why is None else why[1],
+        )
+
+    @classmethod
+    def of_case(
+        cls,
+        data: Mapping[str, object],
+        error: Callable[[str, str], CaseFileError],
+        metric: str | None,
+        options: tuple[Mapping[str, object], Mapping[str, object]],
+    ) -> AgentExpectations | None:
+        """A case's expectations (None: a plain case, whatever options it inherits), with
+        the call and run options its levels merged (``options``, in this order); each mistake
+        ``error(key, message)``. A case's options are settings it may inherit, so its
+        parts alone are held to :func:`refusal`."""
+        given = [key for key in AGENT_KEYS if key in data]
+        if not given:
+            return None
+        for key in given:
+            kinds, what = _KINDS[key]
+            if not isinstance(data[key], kinds):
+                raise error(key, f"{key} must be {what}")
+        why = refusal(given, metric)
+        if why is not None:
+            raise error(*why)
+        calls, run, state = (data.get(key) for key in AGENT_KEYS)
+        return cls(calls, options[0], run, options[1], state)
+
+    @property
+    def is_run(self) -> bool:
+        """Whether it is a whole run (an expected trajectory or end state), not one reply."""
+        return self.run is not None or self.state is not None
+
+    def names(self, expected: object) -> tuple[PartName, ...]:
+        """The parts scored beside the answer ``expected`` (None: not scored), in order."""
+        answer: tuple[PartName, ...] = () if expected is None else ("answer",)
+        if not self.is_run:
+            return (*answer, "calls")
+        run: tuple[PartName, ...] = () if self.run is None else ("trajectory",)
+        return (*answer, *run, *(() if self.state is None else ("state",)))
+
+    def label(self, metric: str, expected: object) -> str:
+        """The comparison's metric, naming its parts, as its result will."""
+        from ..engine.results.field_results import parts_label
+
+        return parts_label(self.names(expected), metric)
+
+    def scored(
+        self, output: object, expected: object, metric: str, options: Mapping[str, object]
+    ) -> MatchResult:
+        """``output`` (an agent's reply, or its run) scored against these expectations and
+        the answer ``expected``: ``match_reply`` or ``match_run``."""
+        from ..engine.agents import match_reply, match_run
+
+        if self.refused:
+            raise ConfigError(self.refused)
+        if self.is_run:
+            run, state = self.run, self.state
+            return match_run(output, expected, run, state, metric, self.run_options, **options)
+        return match_reply(output, expected, self.calls, metric, self.call_options, **options)
+
+    def answer_of(self, output: object) -> object:
+        """What the case's expected is written from (an update): the answer of the agent's
+        reply, or of its run (its last assistant message's)."""
+        from ..engine.agents import answer_of, run_parts
+
+        if not self.is_run:
+            return answer_of(output)
+        answer = run_parts(output).answer
+        return {} if answer is None else answer
+
+
+def refusal(given: Collection[str], metric: str | None = None) -> tuple[str, str] | None:
+    """Why the agent keys ``given`` (the expected parts, and a call's options keys) cannot
+    be scored together under ``metric`` (None: not known yet), the one rule a case file and
+    a call are held to: (the key at fault, the reason); None: they can."""
+    run = [key for key in ("expected_run", "expected_state") if key in given]
+    calls = "expected_calls" in given
+    if run and calls:
+        return "expected_calls", (
+            f"expected_calls score one reply; a run's calls are scored by its "
+            f"expected_run: give {run[0]} or expected_calls, not both"
+        )
+    if run and metric in _OPTIONS_METRIC.values():
+        return run[0], (
+            f"{run[0]} is scored beside the answer's metric, not under metric {metric}: give "
+            f"the answer's metric (field_f1, ...), the trajectory as expected_run"
+        )
+    if calls and metric == "tool_calls":
+        return "expected_calls", (
+            "expected_calls are scored by tool_calls beside the answer's metric: give the "
+            "answer's metric (field_f1, ...), or the calls as expected under metric tool_calls"
+        )
+    if "run_options" in given and "expected_run" not in given:
+        return "run_options", "run_options apply to a run's trajectory: give expected_run too"
+    if "call_options" in given and not calls and not run:
+        return "call_options", "call_options apply to a reply's calls: give expected_calls too"
+    return None
+
+
+def call_options_of(
+    data: Mapping[str, object],
+    lines: Mapping[str, int],
+    error: Error,
+    inherited: Mapping[str, object],
+    prefix: str = "",
+    key: str = "call_options",
+) -> Mapping[str, object]:
+    """The call options (``key``: or the run options) of one level: ``inherited`` with this
+    level's laid over them."""
+    if key not in data:
+        return inherited
+    given, line = data[key], lines.get(key, 1)
+    metric = _OPTIONS_METRIC[key]
+    if not isinstance(given, Mapping):
+        raise error(line, f"{prefix}{key} must be a mapping of {metric} options")
+    given = with_named_tools(given, lambda m: error(line, f"{prefix}{key}: {m}"))
+    from ..engine.metrics import metric_named
+    from ..engine.metrics.base import configure
+
+    try:
+        configure(metric_named(metric), dict(given))
+    except JsonMatchError as exc:
+        raise error(line, f"{prefix}{key}: {exc}") from None
+    return {**inherited, **given}
