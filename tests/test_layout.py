@@ -283,7 +283,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "7ebcde934a5599ad6b3c60fb34605a8aaeba1366b0d971e9017d2dbf87230d0f"
+        "57890f8e2142ad62ef76d17457b788f9d5b4dec523412fd31c55869ed5dfa778"
     )
 
 

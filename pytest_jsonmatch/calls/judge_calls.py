@@ -9,6 +9,12 @@ call keys of ``jsonmatch_calls`` (``concurrency``, ``timeout``, ``retries``, ``r
 ``retry_timeouts``, ``retry_budget``), which hold for the judge alone. A judge retries twice
 within 30 s unless told otherwise, so that a judge that is down costs a run seconds, and
 after that the run asks it nothing more (semantic.py).
+
+The calibration keys (:class:`CalibrationSetup`) say how the judge is measured against a
+person's labels: ``labels=PATH`` (measure it in the run), ``calibration=PATH`` (the stored
+measure), ``swap=yes``, ``repeat=K`` and ``pad=yes`` (the bias checks of a measure made in
+the run). The gates ``judge_ac1``, ``judge_kappa``, ``judge_false_accept`` and
+``judge_position`` hold the run to it (reporting/verdicts/calibration_gates.py).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import one_line
+from ..engine.core.numbers import whole_in
 from ..engine.judge import (
     JudgeReply,
     JudgeRequest,
@@ -39,14 +46,33 @@ if TYPE_CHECKING:
     from .targets import Awaited
 
 DEFAULT_JUDGE_CALLS = CallSettings(retries=2, retry_budget=30.0, timeout=60.0)
+CALIBRATION_KEYS = ("labels", "calibration", "swap", "repeat", "pad")
+MAX_REPEAT = 20  # the most times the repeat check asks each label
+
+
+@dataclass(frozen=True)
+class CalibrationSetup:
+    """How the session's judge is measured against a person's labels: ``labels`` (a path
+    from the test root; empty: none) is measured in the run, with the bias checks ``swap``,
+    ``repeat`` (K asks of each label; None: not checked) and ``pad``; ``stored`` (the
+    ``calibration=`` path) is read where no labels are given, and written with the fresh
+    measure where they are: labels win, as a measure of this judge made now."""
+
+    labels: str = ""
+    stored: str = ""
+    swap: bool = False
+    repeat: int | None = None
+    pad: bool = False
 
 
 @dataclass(frozen=True)
 class JudgeSetup:
-    """The session's judge: what it is (``judge``) and how it is called (``calls``)."""
+    """The session's judge: what it is (``judge``), how it is called (``calls``) and how
+    it is measured against a person's labels (``calibration``; None: it is not)."""
 
     judge: JudgeSettings
     calls: CallSettings = DEFAULT_JUDGE_CALLS
+    calibration: CalibrationSetup | None = None
 
 
 def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
@@ -55,6 +81,7 @@ def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
     ``what`` and the key."""
     judge_pairs: list[tuple[str, str]] = []
     call_words: list[str] = []
+    measure: dict[str, str] = {}
     seen: set[str] = set()
     for word in text.split():
         key, sep, value = word.partition("=")
@@ -63,7 +90,9 @@ def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
         if key in seen:
             raise ConfigError(f"{what}: {key} given twice")
         seen.add(key)
-        if key in CALL_KEYS:
+        if key in CALIBRATION_KEYS:
+            measure[key] = value
+        elif key in CALL_KEYS:
             call_words.append(word)
             if key == "timeout":  # the HTTP client's own bound too, so that both agree
                 judge_pairs.append((key, value))
@@ -79,7 +108,44 @@ def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
             retry_budget=given.retry_budget if "retry_budget=" in text else calls.retry_budget,
             timeout=given.timeout if "timeout=" in text else calls.timeout,
         )
-    return JudgeSetup(judge, calls)
+    return JudgeSetup(judge, calls, calibration_setup(measure, what) if measure else None)
+
+
+def calibration_setup(given: dict[str, str], what: str) -> CalibrationSetup:
+    """The calibration keys of the judge's setting read; a ConfigError naming ``what`` and
+    the key. A bias check without ``labels=`` is refused: only a measure made in the run
+    runs it (a stored one ran its own, which its file records)."""
+    for key in ("labels", "calibration"):
+        if key in given and not given[key].isprintable():
+            raise ConfigError(f"{what}: {key} must be a path on one line, not {given[key]!r:.80}")
+    checks = [key for key in ("swap", "repeat", "pad") if key in given]
+    if checks and "labels" not in given:
+        raise ConfigError(
+            f"{what}: {checks[0]} is a check of a calibration made in the run: give labels=PATH "
+            f"too (a stored calibration holds the checks `jsonmatch calibrate` ran)"
+        )
+    repeat = None
+    if "repeat" in given:
+        repeat = whole_in(given["repeat"], 2, MAX_REPEAT)
+        if repeat is None:
+            raise ConfigError(
+                f"{what}: repeat must be a whole number from 2 to {MAX_REPEAT} (the asks of "
+                f"each label), not {given['repeat'][:40]!r}"
+            )
+    return CalibrationSetup(
+        labels=given.get("labels", ""),
+        stored=given.get("calibration", ""),
+        swap=_yes(given, "swap", what),
+        repeat=repeat,
+        pad=_yes(given, "pad", what),
+    )
+
+
+def _yes(given: dict[str, str], key: str, what: str) -> bool:
+    value = given.get(key, "no").strip().lower()
+    if value not in ("yes", "no"):
+        raise ConfigError(f"{what}: {key} must be yes or no, not {value[:40]!r}")
+    return value == "yes"
 
 
 class JudgeCalls:

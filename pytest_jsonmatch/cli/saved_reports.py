@@ -15,6 +15,7 @@ from ..reporting.verdicts.baseline import (
     load_baseline,
     uncounted_of,
 )
+from ..reporting.verdicts.calibration_gates import judge_calibration
 from ..reporting.verdicts.gates import verdict_of
 from ..reporting.verdicts.provenance import provenance_changes
 from ..reporting.verdicts.reliability_gates import reliability_section
@@ -137,6 +138,8 @@ def run_diff(args: argparse.Namespace) -> int:
     gates = gates_of(args, "diff")
     verdict = verdict_of(summary, gates, against)
     verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
+    if gates.holds_judge:  # the new run's calibration, as it recorded it
+        judge_calibration(new["run"].get("provenance", {}), gates, verdict)
     reliable = reliability_section(comparisons, gates, group_by, against, verdict)
     report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
     if reliable is not None:

@@ -81,6 +81,10 @@ def pytest_configure(config: pytest.Config) -> None:
                 settings.rootpath,
                 shared=os.path.dirname(log) if log else None,
             )
+            if not hasattr(config, "workerinput"):  # measured or read once, in the controller
+                from ..session.judge_calibration import session_calibration as calibration
+
+                session.read_files().calibration = calibration(settings, session.judge)
         except JsonMatchError as exc:
             raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
     if settings.target or settings.targets or settings.given_record is not None:

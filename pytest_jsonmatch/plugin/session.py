@@ -273,7 +273,7 @@ class JsonmatchSession:
             self.updates = [] if update.review else self.updates  # (reviewed: the scores stand)
         files = self.settings.given_reports  # None: no report files (and their module not loaded)
         gates, part = self.settings.given_gates, part_of_suite(self.config, bool(self.comparisons))
-        judged = not part and (gates and gates.holds_cases or self.settings.baseline)  # gates.py
+        judged = not part and (gates and gates.holds_run or self.settings.baseline)  # gates.py
         if self.comparisons or (files is not None and files.written_empty) or judged:
             self._conclude(session, exitstatus, part)
         failed = self.write_errors or (self.verdict is not None and self.verdict.failures)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..cases.repeats import RepeatSettings
     from ..reporting.run_model.comparisons import Comparison
     from ..reporting.run_model.report_types import (
+        CalibrationSummaryDict,
         JSONValue,
         ProvenanceDict,
         RunInfo,
@@ -60,6 +61,9 @@ class ReadFiles:
 
     tick: int = 0  # the schema loader's clock when schema files were last taken
     files: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    # the judge's calibration the verdict rests on (session/judge_calibration.py): read or
+    # measured once, in the controller
+    calibration: CalibrationSummaryDict | None = None
     _taken: dict[str, int] = field(default_factory=dict)  # entries of CaseFiles' maps taken
 
     def take(self, cases: CaseFiles | None) -> dict[str, dict[str, str]]:
@@ -149,6 +153,8 @@ def run_provenance(
             prompt=judge.prompt,
             max_tokens=judge.max_tokens,
         )
+    if read.calibration is not None:
+        provenance["calibration"] = read.calibration
     return {"settings": recorded, "provenance": provenance}
 
 

@@ -110,7 +110,8 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
             "jsonmatch_gates = max_case_drop=0.1 0.2",
             "*jsonmatch_gates: '0.2' is not a gate; write KEY=VALUE with a key of fail_under, "
             "max_drop, max_case_drop, allow, min_valid, invalid_fails, pass_k, min_pass_hat_k, "
-            "min_pass_at_k, max_pass_drop, or one of statistical, strict, invalid_fails*",
+            "min_pass_at_k, max_pass_drop, judge_ac1, judge_kappa, judge_false_accept, "
+            "judge_position, or one of statistical, strict, invalid_fails*",
         ),
         (
             "jsonmatch_gates = max_drop=lenient",

@@ -145,6 +145,10 @@ def test_the_names_of_the_gates_come_from_the_table():
         "min_pass_hat_k",
         "min_pass_at_k",
         "max_pass_drop",
+        "judge_ac1",
+        "judge_kappa",
+        "judge_false_accept",
+        "judge_position",
     )
     assert list(parts.GATE_WORDS) == ["statistical", "strict", "invalid_fails"]
 
@@ -152,7 +156,8 @@ def test_the_names_of_the_gates_come_from_the_table():
 def test_every_recorded_gate_is_read_back_as_it_was():
     _, gates = _plugin(
         "fail_under=0.5 max_drop=0.1 strict max_case_drop=0.2 allow=2 min_valid=0.75 "
-        "pass_k=3 min_pass_hat_k=0.5 min_pass_at_k=0.9 max_pass_drop=0.1",
+        "pass_k=3 min_pass_hat_k=0.5 min_pass_at_k=0.9 max_pass_drop=0.1 judge_ac1=0.6 "
+        "judge_kappa=0.5 judge_false_accept=0.1 judge_position=0.8",
         ["total=0.5", "strict"],
     )
     recorded = gate_texts(gates)
@@ -166,6 +171,10 @@ def test_every_recorded_gate_is_read_back_as_it_was():
         "min_pass_hat_k",
         "min_pass_at_k",
         "max_pass_drop",
+        "judge_ac1",
+        "judge_kappa",
+        "judge_false_accept",
+        "judge_position",
     ]
     assert recorded["max_case_drop"] == "0.2 allow=2" and recorded["max_drop"] == "0.1 strict"
     assert {s.key for s in gate_specs.recorded()} == set(recorded)

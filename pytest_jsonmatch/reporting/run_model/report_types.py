@@ -73,6 +73,10 @@ class RunSettingsDict(TypedDict, total=False):
     min_pass_hat_k: str
     min_pass_at_k: str
     max_pass_drop: str
+    judge_ac1: str
+    judge_kappa: str
+    judge_false_accept: str
+    judge_position: str
     reference: str
     targets: list[str]
     baseline: str
@@ -93,6 +97,7 @@ class ProvenanceDict(TypedDict, total=False):
     judge: str
     judge_setup: JudgeSetupDict
     quarantine: QuarantineRecordDict
+    calibration: CalibrationSummaryDict
 
 
 class QuarantineRecordDict(TypedDict):
@@ -115,6 +120,48 @@ class JudgeSetupDict(TypedDict):
     prompt_file: str
     prompt_sha256: str
     max_tokens: int | None
+
+
+class CalibrationFigureDict(TypedDict):
+    """One figure of the judge's calibration and its 95% bootstrap interval (None: undefined,
+    a rate over no item)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class CalibrationJudgeDict(TypedDict):
+    """The judge a calibration measured: its model, fingerprint and token limit."""
+
+    model: str
+    fingerprint: str
+    max_tokens: int | None
+
+
+class CalibrationSummaryDict(TypedDict, total=False):
+    """The judge's calibration a run was gated on (calibration_gates.py): where it came from
+    (``file``, from the root dir; ``made``: ``stored`` or ``in the run``; ``missing``: why
+    there was none), the judge it measured, the labels' path, digest and counts, why it is
+    too small to say anything (None: it is not), and its figures with their intervals."""
+
+    file: str
+    made: str
+    missing: str
+    judge: CalibrationJudgeDict
+    labels_path: str
+    labels_digest: str
+    labels: int
+    same: int
+    different: int
+    min_labels: int
+    too_small: str | None
+    agreement: CalibrationFigureDict
+    kappa: CalibrationFigureDict
+    ac1: CalibrationFigureDict
+    false_accept_rate: CalibrationFigureDict
+    position: CalibrationFigureDict | None
+    requests: int
 
 
 class TargetFingerprintDict(TypedDict):

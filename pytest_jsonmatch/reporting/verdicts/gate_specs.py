@@ -238,6 +238,59 @@ GATES: tuple[GateSpec, ...] = (
         "repeated cases dropped by more than D, judged as max_drop)",
         merge="D",
     ),
+    # the judge's calibration against human labels (calibration_gates.py): each floor held
+    # to the bound of its 95% interval, in the run's calibration (judge labels=/calibration=)
+    GateSpec(
+        key="judge_ac1",
+        field="judge_ac1",
+        value="score",
+        flag="--judge-ac1",
+        metavar="X",
+        helps={
+            "diff": "exit 1 when the new report's judge calibration has a lower bound of Gwet's AC1 below X"
+        },
+        plugin_help="judge_ac1=X (the judge's calibration: the lower bound of Gwet's AC1 "
+        "against the human labels below X)",
+        merge="X",
+    ),
+    GateSpec(
+        key="judge_kappa",
+        field="judge_kappa",
+        value="score",
+        flag="--judge-kappa",
+        metavar="X",
+        helps={
+            "diff": "exit 1 when the new report's judge calibration has a lower bound of Cohen's kappa below X"
+        },
+        plugin_help="judge_kappa=X (the lower bound of Cohen's kappa below X)",
+        merge="X",
+    ),
+    GateSpec(
+        key="judge_false_accept",
+        field="judge_false_accept",
+        value="score",
+        flag="--judge-false-accept",
+        metavar="X",
+        helps={
+            "diff": "exit 1 when the new report's judge calibration has an upper bound of the false-accept rate above X"
+        },
+        plugin_help="judge_false_accept=X (the upper bound of the judge's false-accept rate, "
+        "'same' where the person said 'different', above X)",
+        merge="X",
+    ),
+    GateSpec(
+        key="judge_position",
+        field="judge_position",
+        value="score",
+        flag="--judge-position",
+        metavar="X",
+        helps={
+            "diff": "exit 1 when the new report's judge calibration has a lower bound of position consistency below X"
+        },
+        plugin_help="judge_position=X (the lower bound of position consistency, the verdict "
+        "kept with the two texts swapped, below X)",
+        merge="X",
+    ),
 )
 BY_KEY = {spec.key: spec for spec in GATES}
 

@@ -92,6 +92,10 @@ class GateNames(HashedSlotted):
         "min_pass_hat_k",
         "min_pass_at_k",
         "max_pass_drop",
+        "judge_ac1",
+        "judge_kappa",
+        "judge_false_accept",
+        "judge_position",
         "strict_mode",
     )
 
@@ -106,6 +110,10 @@ class GateNames(HashedSlotted):
     min_pass_hat_k: str
     min_pass_at_k: str
     max_pass_drop: str
+    judge_ac1: str
+    judge_kappa: str
+    judge_false_accept: str
+    judge_position: str
     # the mean's strict rule as its reader turns it on (``'strict' in jsonmatch_gates``,
     # ``--gate strict``): a drop the statistical rule passes names it
     strict_mode: str
@@ -123,6 +131,10 @@ class GateNames(HashedSlotted):
         min_pass_hat_k: str = "min_pass_hat_k",
         min_pass_at_k: str = "min_pass_at_k",
         max_pass_drop: str = "max_pass_drop",
+        judge_ac1: str = "judge_ac1",
+        judge_kappa: str = "judge_kappa",
+        judge_false_accept: str = "judge_false_accept",
+        judge_position: str = "judge_position",
         strict_mode: str = "mode strict",
     ) -> None:
         self.fail_under = fail_under
@@ -136,6 +148,10 @@ class GateNames(HashedSlotted):
         self.min_pass_hat_k = min_pass_hat_k
         self.min_pass_at_k = min_pass_at_k
         self.max_pass_drop = max_pass_drop
+        self.judge_ac1 = judge_ac1
+        self.judge_kappa = judge_kappa
+        self.judge_false_accept = judge_false_accept
+        self.judge_position = judge_position
         self.strict_mode = strict_mode
 
 
@@ -176,6 +192,10 @@ class GateSettings(HashedSlotted):
         "min_pass_hat_k",
         "min_pass_at_k",
         "max_pass_drop",
+        "judge_ac1",
+        "judge_kappa",
+        "judge_false_accept",
+        "judge_position",
         "names",
         "part_of_suite",
     )
@@ -197,6 +217,12 @@ class GateSettings(HashedSlotted):
     min_pass_hat_k: float | None
     min_pass_at_k: float | None
     max_pass_drop: float | None
+    # the judge's calibration (calibration_gates.py): floors on the lower bound of AC1, of
+    # kappa and of position consistency, a ceiling on the false-accept rate's upper bound
+    judge_ac1: float | None
+    judge_kappa: float | None
+    judge_false_accept: float | None
+    judge_position: float | None
     names: GateNames
     # why the run holds part of the suite (``-k``, a file named): a floor that matches none of
     # its fields is skipped and named, never failed (empty: the run is the whole suite)
@@ -217,6 +243,10 @@ class GateSettings(HashedSlotted):
         min_pass_hat_k: float | None = None,
         min_pass_at_k: float | None = None,
         max_pass_drop: float | None = None,
+        judge_ac1: float | None = None,
+        judge_kappa: float | None = None,
+        judge_false_accept: float | None = None,
+        judge_position: float | None = None,
         names: GateNames = RULE_NAMES,
         part_of_suite: str = "",
     ) -> None:
@@ -232,6 +262,10 @@ class GateSettings(HashedSlotted):
         self.min_pass_hat_k = min_pass_hat_k
         self.min_pass_at_k = min_pass_at_k
         self.max_pass_drop = max_pass_drop
+        self.judge_ac1 = judge_ac1
+        self.judge_kappa = judge_kappa
+        self.judge_false_accept = judge_false_accept
+        self.judge_position = judge_position
         self.names = names
         self.part_of_suite = part_of_suite
 
@@ -243,6 +277,25 @@ class GateSettings(HashedSlotted):
             floor is not None
             for floor in (self.fail_under, self.min_valid, self.min_pass_hat_k, self.min_pass_at_k)
         )
+
+    @property
+    def holds_judge(self) -> bool:
+        """Whether a gate given holds the judge's calibration (calibration_gates.py)."""
+        return any(
+            floor is not None
+            for floor in (
+                self.judge_ac1,
+                self.judge_kappa,
+                self.judge_false_accept,
+                self.judge_position,
+            )
+        )
+
+    @property
+    def holds_run(self) -> bool:
+        """Whether a gate given holds a run without a baseline, whatever cases it ran: one
+        holding its counted cases, or the judge's calibration."""
+        return self.holds_cases or self.holds_judge
 
     @property
     def case_drop_limit(self) -> float:

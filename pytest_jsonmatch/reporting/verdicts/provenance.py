@@ -15,9 +15,11 @@ file a comparison was made with, ``$ref``'d files included (``schemas``); each t
 recording fingerprint (``targets``: its code, the files ``jsonmatch_record`` names, the
 declared value, and a digest of the three); the LLM judge's fingerprint (``judge``) and
 what it is made of (``judge_setup``: model, endpoint without credentials, prompt template
-and its SHA-256, token limit; never the key). A baseline, ``diff`` and ``compare-runs`` name
-what differs ("different prompt version", "different golden set", "folder settings
-changed", "schema changed", "different judge", "judge prompt changed"): a warning, never a
+and its SHA-256, token limit; never the key); the judge's calibration the run was gated on
+(``calibration``: session/judge_calibration.py). A baseline, ``diff`` and ``compare-runs``
+name what differs ("different prompt version", "different golden set", "folder settings
+changed", "schema changed", "different judge", "judge prompt changed", "judge calibration
+changed"): a warning, never a
 failure, since holding a changed prompt to the last run is what a baseline is for. A part
 one run records and the other (an older report) does not is said to be unknown.
 """
@@ -237,7 +239,26 @@ def joined_parts(shards: Sequence[tuple[str, Mapping[str, object]]]) -> Provenan
     quarantine = _one_quarantine(shards)
     if quarantine is not None:
         out["quarantine"] = quarantine
+    calibration = _one_calibration(shards)
+    if calibration is not None:
+        out["calibration"] = calibration
     return cast("ProvenanceDict", out)
+
+
+def _one_calibration(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
+    """The judge's calibration every shard holds alike (None: no shard held one); shards
+    that held different ones (or only some held one) are a ValueError: the judge_* gates of
+    the whole run would rest on which shard came first."""
+    first_path, first = shards[0][0], shards[0][1].get("calibration")
+    for path, provenance in shards[1:]:
+        record = provenance.get("calibration")
+        if record != first:
+            said = _calibration_changes(first, record) or ["in one shard only"]
+            raise ValueError(
+                f"the shards ran different judge calibrations: {first_path} and {path}: "
+                + "; ".join(said)
+            )
+    return first
 
 
 def _one_quarantine(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
@@ -318,7 +339,54 @@ def provenance_changes(before: object, after: object) -> list[str]:
         lines.append(f"different judge: fingerprint {judges[0]} and {judges[1]}")
     if "judge_setup" in old and "judge_setup" in new:
         lines += _judge_changes(old["judge_setup"], new["judge_setup"])
+    said = _calibration_changes(old.get("calibration"), new.get("calibration"))
+    if said:
+        lines.append("judge calibration changed: " + "; ".join(said))
     return lines + _unknown(old, new)
+
+
+# the calibration's figures a change names (calibration_gates.py holds the run to them)
+_CALIBRATION_FIGURES = (
+    ("ac1", "AC1"),
+    ("kappa", "kappa"),
+    ("false_accept_rate", "false-accept rate"),
+    ("position", "position consistency"),
+)
+
+
+def _calibration_changes(before: object, after: object) -> list[str]:
+    """What differs between two runs' judge calibrations (``run.provenance.calibration``):
+    one run gated on one and the other not, its file, the judge it measured, the labels
+    (their digest), each figure's value. Empty: the same, or neither held one."""
+    if before is None and after is None:
+        return []
+    if before is None or after is None:
+        held = _mapping(after if before is None else before)
+        which = "the second" if before is None else "the first"
+        return [f"only {which} run held one ({held.get('file') or 'measured in the run'})"]
+    was, now = _mapping(before), _mapping(after)
+    lines = [
+        f"{words} {was.get(key)!r} and {now.get(key)!r}"
+        for key, words in (("file", "file"), ("made", "made"), ("missing", "missing"))
+        if was.get(key) != now.get(key)
+    ]
+    judges = (
+        _mapping(was.get("judge")).get("fingerprint"),
+        _mapping(now.get("judge")).get("fingerprint"),
+    )
+    if judges[0] != judges[1]:
+        lines.append(f"judge fingerprint {judges[0]} and {judges[1]}")
+    if was.get("labels_digest") != now.get("labels_digest"):
+        lines.append(f"labels {now.get('labels_path') or was.get('labels_path')} changed")
+    for key, words in _CALIBRATION_FIGURES:
+        values = (_mapping(was.get(key)).get("value"), _mapping(now.get(key)).get("value"))
+        if values[0] != values[1]:
+            lines.append(f"{words} {_figure(values[0])} and {_figure(values[1])}")
+    return lines
+
+
+def _figure(value: object) -> str:
+    return f"{value:.4f}" if isinstance(value, (int, float)) else "none"
 
 
 def _file_changes(old: Mapping[str, object], new: Mapping[str, object]) -> list[str]:

@@ -307,6 +307,11 @@ def _conclude(
         if targets and summary.count
         else None
     )
+    provenance = run.get("provenance", {})
+    if not_decided_why is None and (gates.holds_judge or "calibration" in provenance):
+        from .calibration_gates import judge_calibration  # (loaded only for a run that has one)
+
+        judge_calibration(provenance, gates, verdict)
     run = {**run, "complete": stopped is None}
     if stopped is not None:
         run["stopped"] = stopped
