@@ -36,6 +36,7 @@ from ..engine.judge import (
     Transport,
     judge_settings_from_pairs,
 )
+from ..engine.judge.judge_settings import unset_variables
 from .call_figures import attempts_note
 from .call_settings import CALL_KEYS, CallSettings, parse_calls
 from .runner import Runner
@@ -73,12 +74,14 @@ class JudgeSetup:
     judge: JudgeSettings
     calls: CallSettings = DEFAULT_JUDGE_CALLS
     calibration: CalibrationSetup | None = None
+    unset: tuple[str, ...] = ()  # the variables a replay-only judge goes without (_judge_of)
 
 
-def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
+def judge_setup_from_text(text: str, what: str, base: Path, replay: bool = False) -> JudgeSetup:
     """``model=... endpoint=... retries=3 rate=60/min`` as a :class:`JudgeSetup`; a relative
     prompt file is read from ``base`` (the test root). A mistake is a ConfigError naming
-    ``what`` and the key."""
+    ``what`` and the key. ``replay`` (record mode ``none``): a judge whose ``model_env`` or
+    ``endpoint_env`` variable is unset is a replay-only judge (:func:`_judge_of`)."""
     judge_pairs: list[tuple[str, str]] = []
     call_words: list[str] = []
     measure: dict[str, str] = {}
@@ -98,7 +101,7 @@ def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
                 judge_pairs.append((key, value))
         else:
             judge_pairs.append((key, value))
-    judge = judge_settings_from_pairs(judge_pairs, what, base)
+    judge, unset = _judge_of(judge_pairs, what, base, replay)
     calls = DEFAULT_JUDGE_CALLS
     if call_words:
         given = parse_calls([(" ".join(call_words), what)])
@@ -108,7 +111,32 @@ def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
             retry_budget=given.retry_budget if "retry_budget=" in text else calls.retry_budget,
             timeout=given.timeout if "timeout=" in text else calls.timeout,
         )
-    return JudgeSetup(judge, calls, calibration_setup(measure, what) if measure else None)
+    return JudgeSetup(
+        judge, calls, calibration_setup(measure, what) if measure else None, unset=unset
+    )
+
+
+def _judge_of(
+    pairs: list[tuple[str, str]], what: str, base: Path, replay: bool
+) -> tuple[JudgeSettings, tuple[str, ...]]:
+    """The judge ``pairs`` give, and the judge's variables it goes without. Under ``replay``,
+    a ``model_env`` or ``endpoint_env`` whose variable is unset makes a replay-only judge,
+    which never sends: no endpoint but ``endpoint=``'s, its model the one whose verdicts
+    the recording holds under this prompt (judge_recordings.recorded_judge); the variables
+    that are set are read as always, and the recorded judge must be theirs. Elsewhere, an
+    unset variable stops the session, as a judge that may be asked cannot go without."""
+    unset = unset_variables(pairs) if replay else {}
+    if not unset:
+        return judge_settings_from_pairs(pairs, what, base), ()
+    from .judge_recordings import recorded_judge
+
+    kept = [(key, value) for key, value in pairs if key not in unset]
+    model_env = unset.get("model_env")
+    if model_env is not None:
+        kept.append(("model", f"${model_env}"))  # (until the recording names it)
+    probe = judge_settings_from_pairs(kept, what, base, replay_only=True)
+    judge = probe if model_env is None else recorded_judge(probe, base, what, model_env)
+    return judge, tuple(unset.values())
 
 
 def calibration_setup(given: dict[str, str], what: str) -> CalibrationSetup:
@@ -182,7 +210,7 @@ class JudgeCalls:
         if record is not None and root is not None and record.mode != "off":
             from .judge_recordings import JudgmentFile
 
-            calls.recorded = JudgmentFile(root, record.mode, setup.judge, record.prune)
+            calls.recorded = JudgmentFile(root, record.mode, setup.judge, record.prune, setup.unset)
             calls.recorded.load(calls.memory)
         REGISTRY.configure_judge(setup.judge)
         REGISTRY.run_judge_through(calls.through, calls.memory)
@@ -201,7 +229,15 @@ class JudgeCalls:
 
     def through(self, request: JudgeRequest, transport: Transport) -> JudgeReply:
         """``transport(request)``, run by the runner; its failure, after the retries, is a
-        :class:`JudgeUnavailable` naming the judge, the endpoint and the attempts."""
+        :class:`JudgeUnavailable` naming the judge, the endpoint and the attempts. A
+        replay-only judge sends nothing (its record mode, none, answers from the recording
+        or fails the case first: this is the guard behind it)."""
+        if self.setup.judge.replay_only:
+            unset = " and ".join(self.setup.unset)
+            raise ConfigError(
+                f"judge {request.model!r} is known from its recorded verdicts only: it never "
+                f"sends; record with --jsonmatch-record=once, {unset} set"
+            )
 
         def call(awaited: Awaited) -> object:
             return awaited(transport(request))

@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TypedDict, cast
 
-from ..engine.core.errors import CaseFileError
+from ..engine.core.errors import CaseFileError, ConfigError
 from ..engine.core.values import JsonValue
 from ..engine.judge import Item, JudgeSettings, Memory
 from ..engine.reading.user_files import not_owned, read_regular_text
@@ -86,8 +86,18 @@ def judgments_path(root: Path) -> Path:
 class JudgmentFile:
     """The recorded verdicts of one session's judge (see the module docstring)."""
 
-    def __init__(self, root: Path, mode: RecordMode, judge: JudgeSettings, prune: bool) -> None:
+    def __init__(
+        self,
+        root: Path,
+        mode: RecordMode,
+        judge: JudgeSettings,
+        prune: bool,
+        unset: tuple[str, ...] = (),
+    ) -> None:
+        """``unset``: the judge's variables a replay-only judge goes without (its messages
+        say to set them to record)."""
         self.root, self.mode, self.judge, self.prune = root, mode, judge, prune
+        self.unset = unset
         self.path = inside_root(judgments_path(root), root, "the judgments' recording")
         self.fingerprint = judge.fingerprint
         self.others: dict[str, str] = {}  # item key -> the other judge's model it was asked of
@@ -127,8 +137,11 @@ class JudgmentFile:
             )
         else:
             why = f"no recorded judgment of {what}{more} in {shown}"
+        how = "--jsonmatch-record=once"
+        if self.unset:  # a replay-only judge: it has no model or endpoint to ask
+            how += f", {' and '.join(self.unset)} set"
         return JudgmentNotRecorded(
-            f"{why}; record it with --jsonmatch-record=once (record=none never asks the judge)"
+            f"{why}; record it with {how} (record=none never asks the judge)"
         )
 
     def save(self, memory: Memory) -> None:
@@ -230,6 +243,33 @@ class JudgmentFile:
             f"the judgments' recording {path} cannot be read ({why}); delete it or "
             f"re-record with --jsonmatch-record=all"
         )
+
+
+def recorded_judge(probe: JudgeSettings, root: Path, what: str, model_env: str) -> JudgeSettings:
+    """The replay-only judge ``probe`` is (its prompt and token limit; its model unknown,
+    the variable ``model_env`` names being unset): the one judge whose verdicts the root's
+    recording holds under that prompt and limit. None recorded: ``probe`` as it is, under
+    which every judged field is the case's error (a run that judges nothing needs none);
+    judges of several models: a ConfigError, as which is meant cannot be told."""
+    import dataclasses
+
+    path = inside_root(judgments_path(root), root, "the judgments' recording")
+    models = sorted(
+        {
+            str(judge.get("model"))
+            for fingerprint, judge in JudgmentFile.read_file(path).get("judges", {}).items()
+            if isinstance(judge.get("model"), str)
+            and dataclasses.replace(probe, model=str(judge["model"])).fingerprint == fingerprint
+        }
+    )
+    if len(models) > 1:
+        raise ConfigError(
+            f"{what}: model_env names the environment variable {model_env}, which is not set, "
+            f"and {relative(path, root)} holds verdicts of this prompt by the models "
+            f"{', '.join(map(repr, models))}: set {model_env} to the one to replay, or drop "
+            f"the others' verdicts with --jsonmatch-record='once prune'"
+        )
+    return dataclasses.replace(probe, model=models[0]) if models else probe
 
 
 def _checked(data: object) -> Recording:

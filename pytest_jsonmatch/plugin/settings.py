@@ -232,7 +232,8 @@ def _update(read: _Reader) -> UpdateMode | None:
 def _judge(read: _Reader) -> JudgeSetup | None:
     if not read.given("judge"):
         return None
-    return parts.parse_judge(*read.merged("judge", parts.judge_slot), read.config.rootpath)
+    replay = read.given("record") and parts.parse_record(read.parts("record")).mode == "none"
+    return parts.parse_judge(*read.merged("judge", parts.judge_slot), read.config.rootpath, replay)
 
 
 def _quarantine(read: _Reader) -> Quarantine | None:

@@ -158,10 +158,12 @@ def parse_reports(
     return ReportFiles.parse(paths, what, here, step_summary)
 
 
-def parse_judge(text: str, what: str, root: Path) -> JudgeSetup:
+def parse_judge(text: str, what: str, root: Path, replay: bool = False) -> JudgeSetup:
+    """``replay``: the session only replays (record mode ``none``), where a judge whose
+    variables are unset replays its recorded verdicts (calls/judge_calls.py)."""
     from ..calls.judge_calls import judge_setup_from_text
 
-    return judge_setup_from_text(text, what, root)
+    return judge_setup_from_text(text, what, root, replay)
 
 
 def parse_otel(text: str, what: str) -> OtelSettings:

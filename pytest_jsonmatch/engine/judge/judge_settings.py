@@ -41,6 +41,9 @@ class JudgeSettings:
     price_in: float | None = None  # per million input tokens
     price_out: float | None = None  # per million output tokens
     timeout: float = 60.0  # the transport's own bound on one request (the runner's is apart)
+    # a judge known from its recorded verdicts only (a replay whose judge variables are
+    # unset): it never sends, and may have no endpoint ("")
+    replay_only: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
@@ -49,7 +52,8 @@ class JudgeSettings:
             raise ConfigError(
                 f"judge: model must be one line of printable text, not {self.model!r:.80}"
             )
-        _check_endpoint(self.endpoint)
+        if self.endpoint or not self.replay_only:
+            _check_endpoint(self.endpoint)
         _check_key_env(self.key_env)
         if PAIRS not in self.prompt:
             where = f" {self.prompt_file}" if self.prompt_file else ""
@@ -80,6 +84,8 @@ class JudgeSettings:
     def shown_endpoint(self) -> str:
         """The endpoint as messages and reports show it: its user and password (if the URL
         holds them) written ``***``. The request is made to :attr:`endpoint` as given."""
+        if not self.endpoint:
+            return "no endpoint (replay only)"
         return without_userinfo(self.endpoint)
 
     @property
@@ -182,13 +188,31 @@ _KEYS = {
 }
 
 
+def unset_variables(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """The keys among ``model_env`` and ``endpoint_env`` whose variable (a variable's name,
+    well formed) is unset or empty, each with the variable's name: what a replay-only judge
+    goes without (judge_settings_from_pairs refuses them otherwise)."""
+    return {
+        key: name
+        for key, name in pairs
+        if key in ("model_env", "endpoint_env")
+        and _VARIABLE.fullmatch(name)
+        and not os.environ.get(name, "").strip()
+    }
+
+
 def judge_settings_from_pairs(
-    pairs: Sequence[tuple[str, str]], what: str, base: Path | None = None
+    pairs: Sequence[tuple[str, str]],
+    what: str,
+    base: Path | None = None,
+    *,
+    replay_only: bool = False,
 ) -> JudgeSettings:
     """A judge from ``key=value`` pairs (``what`` names the setting in messages; a relative
     prompt file is read from ``base``). A key the judge does not know is a ConfigError; so is
     the key itself given as a value (``key=``, ``api_key=``): settings name the variable
-    that holds it."""
+    that holds it. ``replay_only``: a judge that never sends, whose endpoint may be left
+    out (it has none)."""
     given: dict[str, str] = {}
     for key, value in pairs:
         if key in ("key", "api_key"):
@@ -210,7 +234,9 @@ def judge_settings_from_pairs(
             f"{what}: name the judge's model, e.g. model=gpt-4o-mini, or the environment "
             f"variable that holds it, e.g. model_env=JUDGE_MODEL"
         )
-    kwargs: dict[str, Any] = {"model": given["model"]}
+    kwargs: dict[str, Any] = {"model": given["model"], "replay_only": replay_only}
+    if replay_only and "endpoint" not in given:
+        kwargs["endpoint"] = ""
     for key in ("endpoint", "key_env"):
         if key in given:
             kwargs[key] = given[key]
