@@ -7,8 +7,10 @@ defines the target (the module of the function ``jsonmatch_target`` names, and o
 or conftest.py implementing ``pytest_jsonmatch_target``): an edit to an unrelated module leaves
 it alone. ``files=PATTERN`` adds files (globs from the test root), ``fingerprint=MODULE:FUNC``
 a function returning JSON, called once per session. ``scrub=`` names volatile values, kept
-out of a recording (stable_form.py). The record setting's text form:
-``once files=prompts/*.txt fingerprint=myproject.llm:settings prune scrub=**.created_at``.
+out of a recording (stable_form.py). ``block_network`` (on by default under ``none``) and
+``allowed_hosts=`` make the session refuse other connections (offline.py). The record
+setting's text form: ``once files=prompts/*.txt fingerprint=myproject.llm:settings prune
+scrub=**.created_at``, ``none allowed_hosts=127.0.0.1,judge.internal``.
 """
 
 from __future__ import annotations
@@ -20,26 +22,36 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..engine.core.errors import CaseFileError, ConfigError
+from .offline import parse_hosts
 from .recordings import MODES, RecordMode
 from .stable_form import Scrub
 
 
 @dataclass(frozen=True, kw_only=True)
 class RecordSettings:
-    """The record mode (vcrpy's), what a recording's fingerprint takes in, and ``prune``:
-    remove the recordings no collected case uses."""
+    """The record mode (vcrpy's), what a recording's fingerprint takes in, ``prune``: remove
+    the recordings no collected case uses, and the network block (pytest-recording's
+    ``block_network`` and ``allowed_hosts``)."""
 
     mode: RecordMode = "off"
     files: tuple[str, ...] = ()  # glob patterns, from the test root
     declared: str = ""  # MODULE:FUNCTION returning JSON, or nothing
     prune: bool = False
     scrub: Scrub = Scrub()  # volatile values, recorded and scored as a placeholder
+    block_network: bool | None = None  # None: on when the mode is ``none`` (replay only)
+    allowed_hosts: tuple[str, ...] = ()  # the hosts a blocked session may still reach
+
+    @property
+    def blocks_network(self) -> bool:
+        """Whether the session refuses outbound connections (calls/offline.py)."""
+        return self.mode == "none" if self.block_network is None else self.block_network
 
     @classmethod
     def parse(cls, parts: Sequence[tuple[str, str]]) -> RecordSettings:
-        """``MODE [files=GLOB ...] [fingerprint=MODULE:FUNCTION] [prune] [scrub=PATHS ...]``
-        from each ``(text, name)`` in turn; a later one's parts override an earlier one's
-        (the flag's the ini's). ``scrub=`` keeps its commas (its value's own list)."""
+        """``MODE [files=GLOB ...] [fingerprint=MODULE:FUNCTION] [prune] [scrub=PATHS ...]
+        [block_network[=on|off]] [allowed_hosts=HOST,...]`` from each ``(text, name)`` in
+        turn; a later one's parts override an earlier one's (the flag's the ini's).
+        ``scrub=`` and ``allowed_hosts=`` keep their commas (their value's own list)."""
         out = cls()
         for text, what in parts:
             files: list[str] = []
@@ -49,6 +61,10 @@ class RecordSettings:
                 modes = [m for m in MODES if m == word]
                 if sep and key == "scrub" and value:
                     scrub += Scrub.parse(value, what)
+                elif key == "block_network" and (not sep or value in _SWITCH):
+                    out = replace(out, block_network=_SWITCH[value] if sep else True)
+                elif sep and key == "allowed_hosts":
+                    out = replace(out, allowed_hosts=parse_hosts(value, what))
                 elif modes:
                     out = replace(out, mode=modes[0])
                 elif word == "prune":
@@ -60,8 +76,9 @@ class RecordSettings:
                 else:
                     raise ConfigError(
                         f"{what} is a mode ({', '.join(MODES)}) and optionally "
-                        f"files=GLOB, fingerprint=MODULE:FUNCTION, prune and "
-                        f"scrub=PATH,... or scrub=/REGEX/, not {word!r}"
+                        f"files=GLOB, fingerprint=MODULE:FUNCTION, prune, "
+                        f"scrub=PATH,... or scrub=/REGEX/, block_network=on|off and "
+                        f"allowed_hosts=HOST,..., not {word!r}"
                     )
             if files:
                 out = replace(out, files=tuple(files))
@@ -70,11 +87,15 @@ class RecordSettings:
         return out
 
 
+_SWITCH = {"on": True, "off": False}
+_LISTS = ("scrub=", "allowed_hosts=")  # the keys whose value is a comma-separated list
+
+
 def _words(text: str) -> list[str]:
-    """The setting's words: split at white space, and at commas but within ``scrub=``."""
+    """The setting's words: split at white space, and at commas but within a list's key."""
     words: list[str] = []
     for word in text.split():
-        words += [word] if word.startswith("scrub=") else word.replace(",", " ").split()
+        words += [word] if word.startswith(_LISTS) else word.replace(",", " ").split()
     return words
 
 

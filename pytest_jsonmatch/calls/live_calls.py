@@ -23,6 +23,7 @@ from typing import Protocol
 from ..cases.case_files import GoldenCase
 from .call_settings import CallSettings
 from .calls_in_flight import CallLog, name_of
+from .offline import for_case
 from .runner import Done, Runner
 from .shared_starts import SharedStarts
 from .targets import Awaited, Call, Target
@@ -111,10 +112,11 @@ class LiveCalls:
         target, watch, ready = self.target, self.watch, self.ready
 
         def call(awaited: Awaited) -> object:
-            if watch is None:
-                value = awaited(target(case, awaited))
-            else:
-                value = awaited(watch.around(key, lambda: target(case, awaited)))
+            with for_case(name_of(key)):  # a connection the network block refuses names it
+                if watch is None:
+                    value = awaited(target(case, awaited))
+                else:
+                    value = awaited(watch.around(key, lambda: target(case, awaited)))
             if ready is not None:
                 ready(key, value)
             return value

@@ -17,6 +17,7 @@ from .hooks import (
     pytest_addoption,
     pytest_collect_file,
     pytest_configure,
+    pytest_terminal_summary,
     pytest_unconfigure,
 )
 
@@ -26,5 +27,6 @@ __all__ = [
     "pytest_addoption",
     "pytest_collect_file",
     "pytest_configure",
+    "pytest_terminal_summary",
     "pytest_unconfigure",
 ]

@@ -61,6 +61,11 @@ def pytest_configure(config: pytest.Config) -> None:
         from ..engine.core.masking import declare
 
         declare(settings.mask)
+    if settings.given_record is not None and settings.given_record.blocks_network:
+        from ..calls import offline  # before anything the session runs (an import) connects
+
+        offline.block(settings.given_record.allowed_hosts, "jsonmatch_record")
+        config.add_cleanup(offline.unblock)  # however the session ends
     config.stash[_REGISTRY_BEFORE] = _registry_state()
     session = JsonmatchSession(config, settings)
     config.stash[SESSION] = session
@@ -127,6 +132,13 @@ def _registry_state() -> RegistryState | None:
         return None
     registry: Registry = module.REGISTRY
     return registry.state()
+
+
+@pytest.hookimpl(trylast=True)  # the jsonmatch section's last line
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    offline = sys.modules.get("pytest_jsonmatch.calls.offline")  # loaded when the block is on
+    if offline is not None and (line := offline.summary_line()):
+        terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(trylast=True)

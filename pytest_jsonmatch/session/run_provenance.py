@@ -1,7 +1,7 @@
 """What a session's report records of how its run was made (reporting/verdicts/provenance.py says what
 each key means): the settings that decide its scores and verdict, the golden case files it
 scored, the folder settings and schema files they were scored with, each target's recording
-fingerprint and the judge's fingerprint and setup.
+fingerprint, the judge's fingerprint and setup, and the hosts an offline run could reach.
 
 Files are hashed as they are read (:class:`ReadFiles` gathers the digests, under xdist from
 each worker with its test reports), never again at the end: an update run rewrites case
@@ -27,6 +27,7 @@ from ..reporting.verdicts.provenance import (
 
 if TYPE_CHECKING:
     from ..calls.case_outputs import Outputs
+    from ..calls.fingerprints import RecordSettings
     from ..calls.judge_calls import JudgeSetup
     from ..calls.targets import TargetSpec
     from ..cases.case_files import CaseFiles
@@ -122,6 +123,8 @@ class RecordedSettings(Protocol):
     def defaults(self) -> Defaults: ...
     @property
     def rootpath(self) -> Path: ...
+    @property
+    def given_record(self) -> RecordSettings | None: ...
 
 
 def run_provenance(
@@ -155,6 +158,9 @@ def run_provenance(
         )
     if read.calibration is not None:
         provenance["calibration"] = read.calibration
+    record = settings.given_record
+    if record is not None and record.blocks_network:  # the run touched no other host
+        provenance["offline"] = {"allowed": list(record.allowed_hosts)}
     return {"settings": recorded, "provenance": provenance}
 
 

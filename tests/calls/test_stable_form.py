@@ -115,7 +115,7 @@ def test_scrub_is_a_key_of_the_record_setting():
         ("once scrub=items[", "jsonmatch_record: scrub path 'items['"),
         ("once scrub=a,,b", "jsonmatch_record: scrub='a,,b' names an empty path"),
         ("once scrub=/(/", "jsonmatch_record: scrub='/(/' is no regular expression"),
-        ("once scrub=", "optionally files=GLOB, fingerprint=MODULE:FUNCTION, prune and scrub="),
+        ("once scrub=", "optionally files=GLOB, fingerprint=MODULE:FUNCTION, prune, scrub="),
     ],
 )
 def test_a_malformed_scrub_names_the_setting_and_the_value(text, message):

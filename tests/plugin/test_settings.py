@@ -134,8 +134,9 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
         (
             "jsonmatch_record = sometimes",
             "*jsonmatch_record is a mode (off, once, none, all) and "
-            "optionally files=GLOB, fingerprint=MODULE:FUNCTION, prune and "
-            "scrub=PATH,... or scrub=/REGEX/, not 'sometimes'*",
+            "optionally files=GLOB, fingerprint=MODULE:FUNCTION, prune, "
+            "scrub=PATH,... or scrub=/REGEX/, block_network=on|off and "
+            "allowed_hosts=HOST,..., not 'sometimes'*",
         ),
         (
             "jsonmatch_gates = max_case_drop=2",

@@ -87,7 +87,8 @@ class RunSettingsDict(TypedDict, total=False):
 class ProvenanceDict(TypedDict, total=False):
     """What a run's scores were made from: the golden case files (path -> SHA-256) and a
     digest over them, the folder settings files and schema files (path -> SHA-256), each
-    target's recording fingerprint, the judge's fingerprint and its setup."""
+    target's recording fingerprint, the judge's fingerprint and its setup, and (a run that
+    refused outbound connections) the hosts it allowed."""
 
     golden: dict[str, str]
     golden_digest: str
@@ -98,6 +99,14 @@ class ProvenanceDict(TypedDict, total=False):
     judge_setup: JudgeSetupDict
     quarantine: QuarantineRecordDict
     calibration: CalibrationSummaryDict
+    offline: OfflineDict
+
+
+class OfflineDict(TypedDict):
+    """A run that refused outbound connections (``block_network`` of jsonmatch_record): the
+    hosts it allowed, as written."""
+
+    allowed: list[str]
 
 
 class QuarantineRecordDict(TypedDict):
