@@ -18,11 +18,11 @@ figure is a function of these four counts:
   is (the kappa paradox: high agreement, low kappa).
 
 Each comes with two 95% intervals. The bootstrap percentile one (Efron 1979) resamples the
-items with replacement: as every figure depends on the items only through the four counts, a
-resample's counts are drawn at once from the multinomial distribution those counts define,
-which is that resampling exactly (the same distribution of counts), for all resamples in one
-NumPy call, in memory that does not grow with the number of items. A resample where a figure
-is undefined (a rate over zero items) is left out of that figure's percentiles. The analytic
+items with replacement, 2,000 times from a fixed seed: one matrix of item indices (a row per
+resample, made from uniform draws, whose stream NumPy keeps stable across versions), each
+row's four counts taken at once; every figure is then computed for all rows as arrays. A
+resample where a figure is undefined (a rate over zero items) is left out of that figure's
+percentiles. The analytic
 one where it exists: Wilson's score interval (Wilson 1927) for each proportion, the
 large-sample standard error of kappa (Fleiss, Cohen and Everitt 1969) and Gwet's variance
 of AC1 (Gwet 2008, with no finite-population correction), each Wald interval clipped to
@@ -212,12 +212,27 @@ def _percentiles(values: Floats) -> tuple[float | None, float | None]:
     return float(low), float(high)
 
 
-def _resampled_counts(c: Counts, seed: int, resamples: int) -> NDArray[np.int64]:
-    """The four counts of ``resamples`` bootstrap resamples of the items, one row each:
-    drawn from the multinomial the counts define, which is resampling the items."""
+def _resampled(counts: Sequence[int], seed: int, resamples: int) -> NDArray[np.int64]:
+    """How many items of each kind (``counts[k]`` items of kind k) each of ``resamples``
+    bootstrap resamples holds, one row each: the items resampled with replacement by an
+    index matrix of uniform draws (rows made a chunk at a time, so memory stays bounded for
+    any number of items), each index's kind then counted."""
+    kinds = np.repeat(np.arange(len(counts)), counts)
+    n = kinds.size
     rng = np.random.default_rng(seed)
-    shares = np.array(c, dtype=np.float64) / c.n
-    return rng.multinomial(c.n, shares, size=resamples)
+    out = np.empty((resamples, len(counts)), dtype=np.int64)
+    rows = max(1, _CHUNK // n)
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        drawn = kinds[(rng.random((stop - start, n)) * n).astype(np.int64)]
+        drawn += (np.arange(stop - start) * len(counts))[:, None]  # each row's own bins
+        out[start:stop] = np.bincount(
+            drawn.ravel(), minlength=drawn.shape[0] * len(counts)
+        ).reshape(-1, len(counts))
+    return out
+
+
+_CHUNK = 4_000_000  # draws held at once (32 MB of doubles)
 
 
 def figures(c: Counts, seed: int = SEED, resamples: int = RESAMPLES) -> dict[str, Figure]:
@@ -226,7 +241,7 @@ def figures(c: Counts, seed: int = SEED, resamples: int = RESAMPLES) -> dict[str
         return {name: Figure(None) for name in FIGURE_NAMES}
     one = np.array(c, dtype=np.float64)[:, None]
     points = _points(*one)
-    drawn = _resampled_counts(c, seed, resamples).T.astype(np.float64)
+    drawn = _resampled(c, seed, resamples).T.astype(np.float64)
     spread = _points(*drawn)
     out = {}
     for name in FIGURE_NAMES:
@@ -246,8 +261,7 @@ def share(held: int, n: int, seed: int = SEED, resamples: int = RESAMPLES) -> Fi
         raise ValueError(f"{held} items held of {n}")
     if n == 0:
         return Figure(None)
-    rng = np.random.default_rng(seed)
-    drawn = rng.binomial(n, held / n, size=resamples) / n  # the items resampled
+    drawn = _resampled([held, n - held], seed, resamples)[:, 0] / n  # the items resampled
     low, high = _percentiles(drawn.astype(np.float64))
     return Figure(held / n, low, high, *(wilson(held, n) or (None, None)))
 
