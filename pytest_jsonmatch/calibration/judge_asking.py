@@ -117,7 +117,9 @@ class _Asker:
             answers = semantic(list(pairs))
         except JudgmentNotRecorded as exc:
             raise JudgmentNotRecorded(
-                str(exc).replace("--jsonmatch-record=once", "--record once")
+                str(exc)
+                .replace("--jsonmatch-record=once", "--record once")
+                .replace("record=none never", "--record none never")
             ) from None
         finally:
             file.save(memory)

@@ -61,7 +61,7 @@ def _checks(cal: Calibration) -> Iterator[tuple[str, Consistency]]:
 
 def _head(cal: Calibration) -> list[str]:
     lines = [
-        f"judge {cal.judge.model!r} (fingerprint {cal.judge.fingerprint}), "
+        f"judge {cal.judge.model!r} (fingerprint {cal.judge.fingerprint})",
         f"{cal.labels} labels ({cal.same} same, {cal.different} different) "
         f"from {cal.labels_path!r}",
     ]
@@ -78,8 +78,8 @@ def _counts(f: Figures) -> str:
 def _cost(cal: Calibration) -> str:
     cost = "" if cal.cost is None else f", cost {cal.cost:.6g}"
     return (
-        f"{cal.requests} judge requests{cost}; intervals 95%, bootstrap over items "
-        f"({cal.resamples} resamples, seed {cal.seed}) and analytic"
+        f"{cal.requests} judge requests{cost}\n95% intervals: bootstrap over items "
+        f"({cal.resamples} resamples, seed {cal.seed}), analytic"
     )
 
 
@@ -130,4 +130,4 @@ def markdown(cal: Calibration) -> str:
                 f"{check.requests} |"
             )
         lines.append("")
-    return "\n".join([*lines, _cost(cal)]) + "\n"
+    return "\n".join([*lines, _cost(cal).replace("\n", "  \n")]) + "\n"
