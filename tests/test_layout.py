@@ -283,7 +283,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "57890f8e2142ad62ef76d17457b788f9d5b4dec523412fd31c55869ed5dfa778"
+        "d33defb3c06291feee138175ded92fea0c9714ffb7b15197c08bec31334c4779"
     )
 
 

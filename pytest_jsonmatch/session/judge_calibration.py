@@ -100,7 +100,32 @@ def session_calibration(
         }
     from ..calibration.calibration_file import read_calibration
 
-    return calibration_summary(read_calibration(path), given.stored, STORED)
+    cal = read_calibration(path)
+    summary = calibration_summary(cal, given.stored, STORED)
+    stale = _labels_changed(cal, root)
+    if stale:
+        summary["stale"] = stale
+    return summary
+
+
+def _labels_changed(cal: Calibration, root: Path) -> str:
+    """Why a stored calibration no longer measures its labels file (its digest now differs
+    from the one recorded: labels added, removed or relabelled since), or empty: the file is
+    as measured, or no longer there to compare (moved: the calibration still names it)."""
+    import hashlib
+
+    from ..calibration.labels import MAX_LABELS_BYTES
+    from ..engine.core.errors import ConfigError
+    from ..engine.reading.user_files import read_regular
+
+    labels = Path(cal.labels_path)
+    labels = labels if labels.is_absolute() else root / labels
+    if not labels.is_file():
+        return ""
+    raw = read_regular(labels, "labels file", ConfigError, MAX_LABELS_BYTES)
+    if "sha256:" + hashlib.sha256(raw).hexdigest() == cal.labels_digest:
+        return ""
+    return f"its labels file {cal.labels_path!r} changed since it was made"
 
 
 def _measure(settings: JudgedSettings, setup: JudgeSetup, calls: JudgeCalls | None) -> Calibration:

@@ -7,6 +7,7 @@ change of calibration is named between two runs and refused between shards."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -196,6 +197,29 @@ def test_a_calibration_of_another_judge_warns_and_fails_the_floors(tmp_path, the
         f"another judge ({said}): nothing to hold to it"
     ]
     assert _judged(provenance, "").warnings == verdict.warnings  # said without a floor too
+
+
+def test_a_stored_calibration_of_labels_changed_since_warns_and_fails_the_floors(tmp_path):
+    labels = b"- {field: summary, reference: a, produced: A, human: same}\n"
+    (tmp_path / "labels.yaml").write_bytes(labels)
+    as_measured = replace(
+        _calibration(), labels_digest="sha256:" + hashlib.sha256(labels).hexdigest()
+    )
+    verdict = _judged(_provenance(tmp_path, as_measured), "judge_ac1=0.5")
+    assert verdict.warnings == [] and verdict.failures == []
+    (tmp_path / "labels.yaml").write_bytes(
+        labels + b"- {field: summary, reference: b, produced: c, human: different}\n"
+    )
+    verdict = _judged(_provenance(tmp_path, as_measured), "judge_ac1=0.5")
+    assert verdict.warnings == [
+        "the judge's calibration (judge.calibration.json) is out of date: its labels file "
+        "'labels.yaml' changed since it was made: re-run `jsonmatch calibrate`; the judge_* "
+        "gates fail until then"
+    ]
+    assert verdict.failures == [
+        "jsonmatch_gates judge_ac1 0.5000: the calibration (judge.calibration.json) is out of "
+        "date (its labels file 'labels.yaml' changed since it was made): nothing to hold to it"
+    ]
 
 
 def test_a_calibration_file_that_is_not_one_is_a_config_error_naming_it(tmp_path):

@@ -165,6 +165,7 @@ class CalibrationSummaryDict(TypedDict, total=False):
     different: int
     min_labels: int
     too_small: str | None
+    stale: str  # why a stored calibration no longer measures its labels (absent: it does)
     agreement: CalibrationFigureDict
     kappa: CalibrationFigureDict
     ac1: CalibrationFigureDict

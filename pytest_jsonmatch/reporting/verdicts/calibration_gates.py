@@ -12,7 +12,9 @@ as the run's provenance records it (``run.provenance.calibration``, session/judg
   undefined (a rate over no item).
 - A calibration of another judge than the run's (its fingerprint differs: model, prompt or
   token limit changed) is a warning naming what changed, and every floor of this module
-  fails until ``jsonmatch calibrate`` is run again: its figures are another judge's.
+  fails until ``jsonmatch calibrate`` is run again: its figures are another judge's. So is a
+  stored calibration whose labels file changed since (its digest): its figures are of other
+  labels.
 """
 
 from __future__ import annotations
@@ -75,6 +77,11 @@ def judge_calibration(
             f"the judge's calibration ({file}) measured another judge than this run's "
             f"({'; '.join(changed)}): {RECALIBRATE}; the judge_* gates fail until then"
         )
+    if calibration.get("stale"):
+        verdict.warnings.append(
+            f"the judge's calibration ({file}) is out of date: {calibration['stale']}: "
+            f"{RECALIBRATE}; the judge_* gates fail until then"
+        )
     for floor in _FLOORS:
         limit = getattr(gates, floor.field)
         if limit is None:
@@ -100,6 +107,8 @@ def _unheld(calibration: Mapping[str, object], file: str, changed: list[str], fl
         return f"the calibration ({file}) is too small to say anything: {calibration['too_small']}"
     if changed:
         return f"the calibration ({file}) measured another judge ({'; '.join(changed)})"
+    if calibration.get("stale"):
+        return f"the calibration ({file}) is out of date ({calibration['stale']})"
     figure = _mapping(calibration.get(floor.figure))
     if not figure:
         return f"the calibration ({file}) ran no position check (judge swap=yes)"

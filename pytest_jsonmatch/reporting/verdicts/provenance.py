@@ -367,7 +367,12 @@ def _calibration_changes(before: object, after: object) -> list[str]:
     was, now = _mapping(before), _mapping(after)
     lines = [
         f"{words} {was.get(key)!r} and {now.get(key)!r}"
-        for key, words in (("file", "file"), ("made", "made"), ("missing", "missing"))
+        for key, words in (
+            ("file", "file"),
+            ("made", "made"),
+            ("missing", "missing"),
+            ("stale", "out of date"),
+        )
         if was.get(key) != now.get(key)
     ]
     judges = (
