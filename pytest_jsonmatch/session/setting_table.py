@@ -92,9 +92,10 @@ SETTINGS = (
         "update",
         "write actual outputs into golden case files as their 'expected': create "
         "(cases without one), fix (failing cases) or all (every case scoring below "
-        "1.0); add ',ci' to update although the CI variable is set",
+        "1.0); add ',review' to write nothing but a review of the edits (jsonmatch "
+        "accept writes them), ',ci' to update although the CI variable is set",
         ini=None,
-        metavar="create|fix|all[,ci]",
+        metavar="create|fix|all[,review][,ci]",
     ),
     Setting(
         "repeat",
