@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..engine.core.errors import CaseFileError, ConfigError
+from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
 
 UpdateKind = Literal["create", "fix", "all"]
 UPDATE_KINDS: tuple[UpdateKind, ...] = ("create", "fix", "all")
@@ -37,7 +37,11 @@ def update_mode(value: str, what: str, *, in_ci: bool) -> UpdateMode | None:
     words = [word.strip() for word in value.split(",")]
     kinds = [word for word in words if word not in _MODIFIERS]
     if len(kinds) > 1 or len(set(words)) < len(words):
-        raise ConfigError(f"{what} takes a mode and optionally ',review' and ',ci', not {value!r}")
+        stray = next((w for w in kinds if w not in UPDATE_KINDS), "")
+        raise ConfigError(
+            f"{what} takes a mode and optionally ',review' and ',ci', not {value!r}"
+            f"{did_you_mean(stray, _MODIFIERS)}"
+        )
     kind = (kinds[0] if kinds else "") or "fix"
     chosen = next((m for m in UPDATE_KINDS if m == kind), None)
     if chosen is None:

@@ -95,6 +95,8 @@ def test_the_review_modifier_is_read_and_refused_in_ci_unless_asked():
         update_mode("fix,review", "u", in_ci=True)
     with pytest.raises(ConfigError, match=r"takes a mode and optionally ',review' and ',ci'"):
         update_mode("fix,all", "u", in_ci=False)
+    with pytest.raises(ConfigError, match=r"not 'fix,reveiw' \(did you mean 'review'\?\)"):
+        update_mode("fix,reveiw", "u", in_ci=False)
 
 
 # -- accepting ---------------------------------------------------------------------------------
