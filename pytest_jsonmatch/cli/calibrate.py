@@ -76,8 +76,8 @@ def _settings(text: str, option: str) -> JudgeSettings:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from ..calibration.judge_asking import Checks, calibrate
     from ..calibration.calibration_file import calibration_json, write_calibration
+    from ..calibration.judge_asking import Checks, calibrate
     from ..calibration.labels import read_labels
     from ..calibration.showing import markdown, text
 

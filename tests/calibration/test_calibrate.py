@@ -7,19 +7,19 @@ and writes them."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from pytest_jsonmatch.calibration.judge_asking import PAD, Checks, calibrate
 from pytest_jsonmatch.calibration.calibration_file import read_calibration
+from pytest_jsonmatch.calibration.judge_asking import PAD, Checks, calibrate
 from pytest_jsonmatch.calibration.labels import read_labels
 from pytest_jsonmatch.calls.judge_recordings import JudgmentNotRecorded
 from pytest_jsonmatch.cli import main
 from pytest_jsonmatch.engine.core.errors import ComparatorError
 from pytest_jsonmatch.engine.judge import JudgeSettings, agreement
-from tests.helpers.http_models import serving
 from tests.helpers.judge_server import Item, JudgeServer
 
 # 12 labels: the server's judge says same where the values are equal ignoring case (one
@@ -52,8 +52,15 @@ def _yaml(rows: list[tuple[str, str, str, str]]) -> str:
 def server() -> Iterator[JudgeServer]:
     srv = JudgeServer()
     srv.same = {frozenset(("two boxes", "2 boxes")), frozenset(("fragile", "handle with care"))}
-    with serving(srv):
+    # polled every 20 ms, so that shutting it down takes no half second (serving()'s default)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02})
+    thread.start()
+    try:
         yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(5)
 
 
 @pytest.fixture
