@@ -79,3 +79,24 @@ def test_what_differs_between_two_runs_provenance_is_named():
     assert provenance_changes(before, before) == []
     # a run that records nothing of a part (an older report; anything read back) says nothing
     assert provenance_changes(None, after) == provenance_changes({"targets": 3}, after) == []
+
+
+def test_merged_shards_keep_the_network_block_they_all_ran_under():
+    from pytest_jsonmatch.reporting.verdicts.provenance import joined_parts
+
+    offline = {"offline": {"allowed": ["127.0.0.1"]}}
+    assert joined_parts([("s1.json", offline), ("s2.json", offline)])["offline"] == {
+        "allowed": ["127.0.0.1"]
+    }
+    assert "offline" not in joined_parts([("s1.json", {}), ("s2.json", {})])
+    # one shard online, or other hosts allowed: the merged run could not say it was offline
+    with pytest.raises(ValueError) as caught:
+        joined_parts([("s1.json", offline), ("s2.json", {})])
+    assert str(caught.value) == (
+        "the shards ran with different network blocks: s1.json (offline, allowed: "
+        '["127.0.0.1"]) and s2.json (not offline)'
+    )
+    hostile = {"offline": {"allowed": ["a\nb\x1b[2J"]}}
+    with pytest.raises(ValueError, match="different network blocks") as caught:
+        joined_parts([("s1.json", offline), ("s2.json", hostile)])
+    assert "\n" not in str(caught.value) and "\x1b" not in str(caught.value)

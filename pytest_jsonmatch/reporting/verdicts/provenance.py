@@ -242,7 +242,33 @@ def joined_parts(shards: Sequence[tuple[str, Mapping[str, object]]]) -> Provenan
     calibration = _one_calibration(shards)
     if calibration is not None:
         out["calibration"] = calibration
+    offline = _one_offline(shards)
+    if offline is not None:
+        out["offline"] = offline
     return cast("ProvenanceDict", out)
+
+
+def _one_offline(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
+    """The network block every shard ran under alike (None: no shard blocked); shards that
+    differ (only some offline, or other hosts allowed) are a ValueError: the merged run could
+    not say it reached no other host."""
+    first_path, first = shards[0][0], shards[0][1].get("offline")
+    for path, provenance in shards[1:]:
+        record = provenance.get("offline")
+        if record != first:
+            raise ValueError(
+                f"the shards ran with different network blocks: {first_path} "
+                f"({_offline_shown(first)}) and {path} ({_offline_shown(record)})"
+            )
+    return first
+
+
+def _offline_shown(record: object) -> str:
+    """A shard's network block in words, its hosts as JSON (escaped: read from a file)."""
+    if record is None:
+        return "not offline"
+    allowed = _mapping(record).get("allowed")
+    return f"offline, allowed: {json.dumps(allowed if isinstance(allowed, list) else [])}"
 
 
 def _one_calibration(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
