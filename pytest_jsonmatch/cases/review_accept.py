@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
+from ..engine.core.values import json_equal
 from .update_review import ABSENT, REVIEW_JSON, REVIEW_MD, Change, changes, path_of, save_review
 from .updates import CaseUpdate, apply_updates
 
@@ -49,6 +50,9 @@ def accept(
     chosen = _choose(document, every, cases, fields, shown)
     updates = [_update(one, root) for one in chosen]
     _unchanged_since_review(updates, shown)
+    for one, update in zip(chosen, updates, strict=True):
+        if update.value is not one.case["new"]:  # (a part of a case: its old value is kept)
+            _old_value_is_the_files(one, update)
     written: dict[str, str] = {}
     done, errors = apply_updates(updates, since=f"the review {shown} was made", written=written)
     said = [_what(one) for one in chosen]  # (before _left takes them out of the review)
@@ -235,6 +239,26 @@ def _unchanged_since_review(updates: list[CaseUpdate], shown: str) -> None:
                 f"{update.display}: changed since the update review {shown} was made: "
                 f"nothing accepted; make the review again (pytest --jsonmatch-update=...,review)"
             )
+
+
+def _old_value_is_the_files(one: _Chosen, update: CaseUpdate) -> None:
+    """The case's expected value in its file is the review's old value: the values a field
+    accept keeps are written as the review says they were."""
+    from ..engine.reading.safe_yaml import parse_yaml, read_text
+
+    data, _ = parse_yaml(read_text(Path(update.path), update.display), update.display)
+    cases = data.get("cases") if isinstance(data, dict) else None
+    found = (
+        [c for c in cases if isinstance(c, dict) and str(c.get("id")) == update.case_id]
+        if isinstance(cases, list)
+        else [data]
+    )
+    expected = found[0].get("expected", ABSENT) if found and isinstance(found[0], dict) else ABSENT
+    if not json_equal(expected, one.case.get("old", ABSENT)):
+        raise CaseFileError(
+            f"{update.display}: case {update.case_id!r}: the review's old value is not the "
+            f"file's (was the review edited?): nothing accepted; make the review again"
+        )
 
 
 def _left(

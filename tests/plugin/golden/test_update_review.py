@@ -226,3 +226,15 @@ def test_the_markdown_escapes_what_the_data_says(tmp_path):
     row = next(line for line in markdown.splitlines() if line.startswith("| vendor"))
     # one row of four cells: the | and < of the value escaped, its newline as \n
     assert row == '| vendor | "ACME" | "a\\|b\\\\n\\<script\\>" | field scored 0.0: mismatch |'
+
+
+def test_a_field_accept_from_a_review_whose_old_value_was_edited_is_refused(tmp_path, capsys):
+    # accepting one field writes the file's other values as the review says they were: a
+    # review edited to say otherwise would have them changed unseen
+    path, review = _review(tmp_path)
+    data = json.loads(review.read_text())
+    data["files"][0]["cases"][1]["old"]["vendor"] = "Forged"
+    review.write_text(json.dumps(data))
+    assert main(["accept", "--field", "two:total", str(review)]) == 2
+    assert "case 'two': the review's old value is not the file's" in capsys.readouterr().err
+    assert path.read_text() == FILE
