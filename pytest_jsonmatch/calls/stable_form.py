@@ -23,7 +23,7 @@ rewritten, once, by the next ``--jsonmatch-record=all``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..engine.core.errors import ConfigError
@@ -131,25 +131,51 @@ def _json_or_none(text: str) -> object:
 
 def _placeholder_fields(output: object, scrub: Scrub) -> list[str]:
     """The field paths (indices folded: ``lines[].at``) of the values of ``output`` that are
-    :data:`PLACEHOLDER` whole and that no scrub path names, each once, in document order.
-    Iterative, as _rebuilt."""
-    found: dict[str, None] = {}
-    # (the field path, the instance path, the value)
-    stack: list[tuple[str, str, object]] = [("", "", output)]
+    :data:`PLACEHOLDER` whole and that no scrub path names, each once, in the order met.
+    Iterative, as _rebuilt. A container carries its field path (one string for all the
+    elements of an array) and its link to its parent; an instance path is written only for
+    the first placeholder of each field, to hold it to the scrub paths."""
+    found: dict[str, _Link] = {}  # field path -> the link of its first placeholder
+    stack: list[tuple[str, _Link, object]] = [("", None, output)]
     while stack:
-        field, path, node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(
-                (key_segment(field, k), key_segment(path, k), v) for k, v in reversed(node.items())
-            )
-        elif isinstance(node, list):
-            below = index_segment(field, None)
-            stack.extend(
-                (below, index_segment(path, n), v) for n, v in reversed(list(enumerate(node)))
-            )
-        elif node == PLACEHOLDER and path and not scrub.hits(path):
-            found[field] = None
-    return list(found)
+        field, link, node = stack.pop()
+        below = ""  # (an array's elements' field path)
+        if type(node) is dict:
+            pairs: Iterable[tuple[str | int, object]] = node.items()
+        elif type(node) is list:
+            pairs, below = enumerate(node), index_segment(field, None)
+        else:
+            continue
+        deeper = []
+        for key, value in pairs:
+            kind = type(value)
+            if kind is str:
+                if value == PLACEHOLDER:
+                    at = below if isinstance(key, int) else key_segment(field, key)
+                    found.setdefault(at, (link, key))
+            elif kind is dict or kind is list:
+                at = below if isinstance(key, int) else key_segment(field, key)
+                deeper.append((at, (link, key), value))
+        deeper.reverse()  # the stack pops the first child next
+        stack.extend(deeper)
+    if not scrub.paths:
+        return list(found)
+    return [at for at, link in found.items() if not scrub.hits(_instance_path(link))]
+
+
+_Link = tuple["_Link", "str | int"] | None  # (the parent's link, the key or index)
+
+
+def _instance_path(link: _Link) -> str:
+    """The instance path of the value ``link`` names (``lines[1].at``)."""
+    steps: list[str | int] = []
+    while link is not None:
+        link, step = link
+        steps.append(step)
+    path = ""
+    for step in reversed(steps):
+        path = key_segment(path, step) if isinstance(step, str) else index_segment(path, step)
+    return path
 
 
 def stable_form(output: object, scrub: Scrub = NO_SCRUB) -> object:
