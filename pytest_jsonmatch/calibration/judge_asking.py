@@ -104,9 +104,16 @@ class _Asker:
         return stem.with_name(f"{stem.name}{more}.judgments.json")
 
     def ask(
-        self, judge: JudgeSettings, pairs: Sequence[_Pair], check: str, asking: int = 1
+        self,
+        judge: JudgeSettings,
+        items: Sequence[Label],
+        check: str,
+        asking: int = 1,
+        swap: bool = False,
+        pad: bool = False,
     ) -> list[bool]:
-        """The judge's verdict (True: same) on each pair; its requests counted to ``check``."""
+        """The judge's verdict (True: same) on each label, asked as ``swap`` and ``pad``
+        say; its requests counted to ``check``."""
         path = self.recording(asking)
         file = JudgmentFile(path.parent, self.record, judge, prune=False)
         file.path = path  # the labels' own recording, not the run's judgments.json
@@ -114,7 +121,7 @@ class _Asker:
         file.load(memory)
         semantic = SemanticJudge(judge, self.transport, self.through, memory)
         try:
-            answers = semantic(list(pairs))
+            answers = semantic(_pairs(items, swap, pad))
         except JudgmentNotRecorded as exc:
             raise JudgmentNotRecorded(
                 str(exc)
@@ -126,14 +133,14 @@ class _Asker:
             self.costs.setdefault(check, _Cost()).add(
                 semantic.figures.requests, semantic.figures.cost
             )
-        return [self._verdict(a, n) for n, a in enumerate(answers)]
+        return [self._verdict(a, label) for a, label in zip(answers, items)]
 
-    def _verdict(self, answer: float | ComparatorError, n: int) -> bool:
+    def _verdict(self, answer: float | ComparatorError, label: Label) -> bool:
         if isinstance(answer, ComparatorError):
-            label = self.labels.items[n]
+            n = self.labels.items.index(label) + 1
             raise ComparatorError(
                 f"labels file {str(self.labels.path)!r}: the judge gave no verdict for item "
-                f"{n + 1} (id {label.id!r}): {answer}; no calibration was written"
+                f"{n} (id {label.id!r}): {answer}; no calibration was written"
             )
         return answer >= 0.5
 
@@ -185,7 +192,7 @@ def calibrate(
     asker = _Asker(labels, record, transport, through)
     items = labels.items
     human = [label.human_same for label in items]
-    asked = asker.ask(judge, _pairs(items), "asked")
+    asked = asker.ask(judge, items, "asked")
     by_field: dict[str, list[int]] = {}
     for n, label in enumerate(items):
         by_field.setdefault(label.field, []).append(n)
@@ -195,17 +202,16 @@ def calibrate(
     }
     position = repeat = verbosity = None
     if checks.swap:
-        swapped = asker.ask(judge, _pairs(items, swap=True), "swap")
+        swapped = asker.ask(judge, items, "swap", swap=True)
         position = _consistency([asked, swapped], asker.costs["swap"], seed, resamples)
     if checks.repeat:
         rows = [asked] + [
-            asker.ask(judge, _pairs(items), "repeat", asking)
-            for asking in range(2, checks.repeat + 1)
+            asker.ask(judge, items, "repeat", asking) for asking in range(2, checks.repeat + 1)
         ]
         repeat = _consistency(rows, asker.costs["repeat"], seed, resamples)
     if checks.pad:
         texts = [n for n, label in enumerate(items) if isinstance(label.produced, str)]
-        padded = asker.ask(judge, _pairs([items[n] for n in texts], pad=True), "pad")
+        padded = asker.ask(judge, [items[n] for n in texts], "pad", pad=True)
         verbosity = _consistency(
             [[asked[n] for n in texts], padded], asker.costs["pad"], seed, resamples
         )
@@ -248,7 +254,7 @@ def _panel(
     rows, members = [asked], []
     for n, other in enumerate(checks.panel, start=1):
         check = f"panel-{n}"
-        verdicts = asker.ask(other, _pairs(asker.labels.items), check)
+        verdicts = asker.ask(other, asker.labels.items, check)
         rows.append(verdicts)
         cost = asker.costs[check]
         members.append(

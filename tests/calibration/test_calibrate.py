@@ -277,3 +277,22 @@ def test_the_commands_mistakes_are_one_line_and_exit_2(
     assert main(args) == 2
     err = capsys.readouterr().err
     assert said in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_undecided_padded_label_is_named_by_its_own_id(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    # a label whose produced value is no text is not padded: the padded request holds the
+    # other 12, and the one it leaves undecided (the last) is the file's 13th item
+    path = tmp_path / "labels.yaml"
+    path.write_text("- {field: count, reference: 3, produced: 3, human: same}\n" + _yaml(ROWS))
+
+    def no_last_when_padded(items: list[Item]) -> str:
+        verdicts = server.decide(items)
+        if any(str(p).endswith(PAD) for _, _, p in items):
+            verdicts = verdicts[:-1]
+        return json.dumps({"results": verdicts})
+
+    server.answer = no_last_when_padded
+    with pytest.raises(ComparatorError, match=r"no verdict for item 13 \(id '13'\)"):
+        calibrate(read_labels(path), _judge(server, batch=20), Checks(pad=True))
