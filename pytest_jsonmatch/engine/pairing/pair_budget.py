@@ -1,43 +1,63 @@
-"""How much walking a record's candidate pairs may take, and the stand-in score beyond it.
+"""The one budget of a comparison's pairings, and what scoring a candidate pair costs.
 
-Optimal pairing scores every candidate pair of elements, and where elements do not flatten
-into columns (they hold arrays of their own) each candidate is scored by walking it; that
-walk pairs its nested arrays by scoring their candidates in turn. Arrays of arrays k deep
-would cost about 4**k walks. A record may spend ``LIMIT`` units on candidate walks (a walk
-is one unit, and one more per 16 fields it made): all ordinary records stay far below it,
-and are scored exactly. Beyond it, a candidate pair is scored by the overlap of the two
-elements' leaf values (Dice: twice the shared leaves over the sum of both counts), which
-costs a lookup per leaf. Only which pairs are chosen can change; chosen pairs are always
-walked exactly, so every field result is the walk's own.
+The rule is pairing/__init__.py's. ``PairBudget`` holds one comparison's account: a record's
+candidate walks of array elements (``WALKS`` units, charged as walks are made: a walk is one
+unit, and one more per 16 fields it made), or the checks of its calls (``STEPS``, the steps
+one comparison may take, spent before the pairs are checked, from their ``Weight``). Past
+the walks, an array's candidate pair is scored by the overlap of the two elements' leaf
+values (Dice: twice the shared leaves over the sum of both counts), a lookup per leaf; only
+which pairs are chosen can change, as chosen pairs are always walked exactly.
+
+A call's ``Weight``: one step per JSON value of the arguments a check compares and per
+``TEXT_PER_STEP`` characters of text; a pair costs ``PAIR_STEPS`` and both calls' weights,
+and for each argument a comparator scores, what that comparator says comparing its two
+texts costs (``BoundComparator.text_cost``, comparing/edit_distance.py: an edit distance the
+product of the lengths over ``TEXT_PAIRS_PER_STEP``, ``fuzzy``'s ``partial`` the longer
+length times the square of the shorter's). A step is about a microsecond, on a laptop.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
-from typing import cast
+from collections.abc import Hashable, Mapping, Sequence
+from typing import NamedTuple, cast
 
+from ..comparing.edit_distance import EDIT_COST, MAX_COMPARISON_STEPS, PAIRS_PER_STEP, TextCost
 from ..core.values import JsonArray, JsonValue, canonical_key
+
+# The most cells of the table one assignment solves (8 bytes a cell); past it, an array's
+# pairs are scored a block at a time (blockwise.py) and calls are assigned one function apart
+TABLE_CELLS = 1_000_000
 
 
 class PairBudget:
-    """One record's budget for candidate walks (shared by the walk and its sub-walks)."""
+    """One comparison's budget for scoring candidate pairs (shared by a walk and its
+    sub-walks; by the pairings of a run's messages)."""
 
-    LIMIT = 3_000
-    __slots__ = ("spent", "_leaves")
+    WALKS = 3_000
+    STEPS = MAX_COMPARISON_STEPS
+    __slots__ = ("limit", "spent", "_leaves")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = WALKS) -> None:
+        self.limit = limit
         self.spent = 0
         # each container's leaf values (by id; the values outlive the walk that reads them)
         self._leaves: dict[int, tuple[JsonValue, Counter[Hashable]]] = {}
 
     @property
     def exhausted(self) -> bool:
-        return self.spent > self.LIMIT
+        return self.spent > self.limit
 
     def charge(self, fields: int) -> None:
         """Count one candidate walk that made ``fields`` field results."""
         self.spent += 1 + fields // 16
+
+    def spend(self, steps: int) -> bool:
+        """Whether ``steps`` are left, taking them if so."""
+        if self.spent + steps > self.limit:
+            return False
+        self.spent += steps
+        return True
 
     def leaf_overlap(self, expected: JsonValue, actual: JsonValue) -> float:
         """The stand-in pair score: Dice overlap of the two values' leaf values, in [0, 1]."""
@@ -75,3 +95,73 @@ class PairBudget:
                     counts[canonical_key(child)] += 1
             self._leaves[id(node)] = (node, counts)
         return self._leaves[id(value)][1]
+
+
+# -- what a check of two calls costs ---------------------------------------------------------
+
+# A step: a pair's own work, a JSON value compared, 64 characters of text compared (Python's
+# string equality), or 4,096 pairs of characters weighed by a comparator
+PAIR_STEPS = 2
+TEXT_PER_STEP = 64
+TEXT_PAIRS_PER_STEP = PAIRS_PER_STEP
+
+
+class Weight(NamedTuple):
+    """What checking a call's compared arguments costs under one rule: ``steps`` to compare
+    them for equality (one per JSON value, one more per TEXT_PER_STEP characters of text),
+    and, under a rule of comparators, each compared argument's text length (0: absent, not
+    text, or compared by a comparator that equality decides), in the rule's order, with
+    what its comparator says comparing two texts costs (``costs``; left out, an edit
+    distance's)."""
+
+    steps: int
+    texts: tuple[int, ...] = ()
+    costs: tuple[TextCost, ...] = ()
+
+    def text_costs(self) -> tuple[TextCost, ...]:
+        return self.costs or (EDIT_COST,) * len(self.texts)
+
+
+def check_steps(one: Weight, other: Weight) -> int:
+    """The steps of checking one pair of calls of these weights (one function's: the same
+    rule, so the same comparators)."""
+    texts = sum(cost.pair(x, y) for cost, x, y in zip(one.text_costs(), one.texts, other.texts))
+    return PAIR_STEPS + one.steps + other.steps + texts // TEXT_PAIRS_PER_STEP
+
+
+def block_steps(ones: Sequence[Weight], others: Sequence[Weight]) -> int:
+    """The steps of checking every pair of ``ones`` x ``others`` (at least the sum of
+    :func:`check_steps` over the pairs), worked out from the lengths (TextCost.block),
+    without the pairs."""
+    n, m = len(ones), len(others)
+    texts = 0
+    if ones and others:
+        costs = ones[0].text_costs()
+        for k in range(min(len(ones[0].texts), len(others[0].texts))):
+            texts += costs[k].block([w.texts[k] for w in ones], [w.texts[k] for w in others])
+    return (
+        n * m * PAIR_STEPS
+        + m * sum(w.steps for w in ones)
+        + n * sum(w.steps for w in others)
+        + texts // TEXT_PAIRS_PER_STEP
+    )
+
+
+def steps_of(value: object) -> int:
+    """One step per JSON value in ``value`` (None: nothing), one more per TEXT_PER_STEP
+    characters of its texts and keys; counted without recursion."""
+    if value is None:
+        return 0
+    steps = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        steps += 1
+        if isinstance(item, str):
+            steps += len(item) // TEXT_PER_STEP
+        elif isinstance(item, Mapping):
+            steps += sum(len(key) for key in item) // TEXT_PER_STEP
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return steps

@@ -31,14 +31,15 @@ from .columns import (
     f1_columns,
     similarity_columns,
 )
+from .pair_budget import TABLE_CELLS
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's cost per call is more than the arithmetic.
 SMALL_PAIRS = 400
 
-# Above this many element pairs, pair scores are computed a block of lines at a time
-# (LineScores): the whole matrix would take 8 bytes a pair, with temporaries several times that.
-LARGE_PAIRS = 1_000_000
+# Above this many element pairs (the table cap every pairing shares: pairing/__init__.py), pair
+# scores are computed a block of lines at a time (LineScores)
+LARGE_PAIRS = TABLE_CELLS
 BLOCKWISE = True  # False: every array's pair scores are one matrix (the dense method's)
 
 # A column's comparator and transform (None: the metric's per-type policy; no transform).

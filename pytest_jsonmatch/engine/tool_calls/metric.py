@@ -27,11 +27,13 @@ from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING, JsonObject, JsonValue
+from ..core.values import MISSING, JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
+from ..pairing.call_pairing import Calls, assigned, leftovers_in_order
+from ..pairing.pair_budget import PairBudget
 from ..reading.agent_messages import ToolCall, read_calls
 from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
-from .argument_checks import CallCheck, FieldVerdict, check_arguments
+from .argument_checks import ArgRule, CallCheck, FieldVerdict, check_arguments, shown_values
 from .expected_calls import ExpectedCall, ExpectedCalls, ToolDoc, read_expected_calls, read_tools
 
 ORDERS = ("any", "strict")
@@ -171,100 +173,40 @@ def _pairs(
 def _best_pairs(
     expected: Sequence[ExpectedCall], calls: list[ToolCall], tools: Sequence[ToolDoc] | None
 ) -> list[tuple[int, int]]:
-    """The pairing that matches the most fields, calls of the expected function first (an
-    optimal assignment; ties go to the earlier call).
+    """The pairing that matches the most fields, calls of the expected function first: an
+    optimal assignment (pairing/call_pairing.py), a pair of one function gaining 1 plus its
+    share of matched fields; past the budget (pairing/__init__.py), each function's calls in
+    order. The calls left over then pair in order (their names mismatch)."""
+    named = [_Named(w.name, {k: list(v) for k, v in w.accepted.items()}) for w in expected]
+    wanted = Calls("expected", range(len(expected)), named, _rule)
+    made = Calls("run", range(len(calls)), calls, _rule)
 
-    Two budgets keep it bounded, both checked from the counts before any pair is scored.
-    Past ``PAIRS_SOLVED`` pairs of calls of one function, each function's calls pair in
-    order instead (the k-th expected call of ``f`` with the k-th call of ``f``), so that a
-    long list of calls takes linear time. Past ``CELLS_SOLVED`` expected x made pairs in all
-    (most of them calls of different functions, which gain nothing), each function's calls
-    are assigned apart and the calls left over pair in order, so that memory stays linear
-    in the pairs of one function."""
-    by_name = _indices_by_name(expected, calls)
-    if sum(len(e) * len(a) for e, a in by_name.values()) > PAIRS_SOLVED:
-        return _pairs_by_name(expected, calls)
-    if len(expected) * len(calls) > CELLS_SOLVED:
-        return _pairs_apart(expected, calls, tools, by_name)
-    return _assigned(expected, calls, tools, list(by_name.values()))
+    def gain(i: int, j: int) -> float:
+        fields = _default_check(expected[i], calls[j], tools).fields
+        return 1.0 + sum(1 for f in fields if f.status == MATCH) / len(fields)
 
-
-PAIRS_SOLVED = 40_000
-CELLS_SOLVED = 1_000_000
-
-
-def _indices_by_name(
-    expected: Sequence[ExpectedCall], calls: list[ToolCall]
-) -> dict[str, tuple[list[int], list[int]]]:
-    """For each function both lists name: the indices of its expected calls and of its calls."""
-    wanted: dict[str, list[int]] = {}
-    for i, want in enumerate(expected):
-        wanted.setdefault(want.name, []).append(i)
-    made: dict[str, list[int]] = {}
-    for j, call in enumerate(calls):
-        made.setdefault(call.name, []).append(j)
-    return {name: (rows, made[name]) for name, rows in wanted.items() if name in made}
+    found = assigned(wanted, made, gain, PairBudget(PairBudget.STEPS), keep_above=-1.0)
+    if found is None:
+        found = leftovers_in_order({}, wanted, made)
+    taken = set(found.values())
+    left = [j for j in range(len(calls)) if j not in taken]
+    lone = [i for i in range(len(expected)) if i not in found]
+    return sorted([*found.items(), *zip(lone, left)])
 
 
-def _assigned(
-    expected: Sequence[ExpectedCall],
-    calls: list[ToolCall],
-    tools: Sequence[ToolDoc] | None,
-    blocks: list[tuple[list[int], list[int]]],
-) -> list[tuple[int, int]]:
-    """The optimal assignment over all of ``expected`` x ``calls``: a pair of one function
-    gains 1 plus its share of matched fields, any other pair nothing."""
-    import numpy
-    from scipy.optimize import linear_sum_assignment  # (imported where calls are many)
+class _Named(NamedTuple):
+    """An expected call as the pairing weighs it: its name, its acceptable values."""
 
-    gains = numpy.zeros((len(expected), len(calls)))
-    for rows, cols in blocks:
-        for i in rows:
-            for j in cols:
-                fields = _default_check(expected[i], calls[j], tools).fields
-                matched = sum(1 for f in fields if f.status == MATCH)
-                gains[i, j] = 1.0 + matched / len(fields)
-    rows_, cols_ = linear_sum_assignment(gains, maximize=True)
-    return sorted(zip(map(int, rows_), map(int, cols_)))
+    name: str
+    arguments: JsonObject
 
 
-def _pairs_apart(
-    expected: Sequence[ExpectedCall],
-    calls: list[ToolCall],
-    tools: Sequence[ToolDoc] | None,
-    by_name: dict[str, tuple[list[int], list[int]]],
-) -> list[tuple[int, int]]:
-    """Each function's calls assigned among themselves, then the expected calls and the calls
-    left over paired in order (their names mismatch, as they would in one assignment)."""
-    paired: list[tuple[int, int]] = []
-    for rows, cols in by_name.values():
-        block = _assigned(
-            [expected[i] for i in rows],
-            [calls[j] for j in cols],
-            tools,
-            [(list(range(len(rows))), list(range(len(cols))))],
-        )
-        paired += [(rows[i], cols[j]) for i, j in block]
-    seen_e, seen_a = {e for e, _ in paired}, {a for _, a in paired}
-    left_e = [i for i in range(len(expected)) if i not in seen_e]
-    left_a = [j for j in range(len(calls)) if j not in seen_a]
-    return sorted(paired + list(zip(left_e, left_a)))
+_EXACT = ArgRule("exact")
 
 
-def _pairs_by_name(
-    expected: Sequence[ExpectedCall], calls: list[ToolCall]
-) -> list[tuple[int, int]]:
-    waiting: dict[str, list[int]] = {}
-    for j, call in enumerate(calls):
-        waiting.setdefault(call.name, []).append(j)
-    used: dict[str, int] = {}
-    paired = []
-    for i, want in enumerate(expected):
-        left, k = waiting.get(want.name, []), used.get(want.name, 0)
-        if k < len(left):
-            paired.append((i, left[k]))
-            used[want.name] = k + 1
-    return paired
+def _rule(name: str) -> ArgRule:
+    """Every function's rule as the budget weighs it: a check compares each value."""
+    return _EXACT
 
 
 def with_unpaired(pairs: list[CallPair], n_expected: int, n_actual: int) -> list[CallPair]:
@@ -326,7 +268,7 @@ def _unpaired_results(
     if pair.expected is not None:
         want = expected[pair.expected]
         verdicts = [FieldVerdict(None, OMISSION, want.name, MISSING, "call not made")] + [
-            FieldVerdict(arg, OMISSION, _expected_value(values), MISSING, "call not made")
+            FieldVerdict(arg, OMISSION, shown_values(values), MISSING, "call not made")
             for arg, values in want.accepted.items()
             if arg not in want.optional
         ]
@@ -347,10 +289,6 @@ def _pair_order(pair: CallPair) -> tuple[int, int]:
     if pair.expected is not None:
         return (0, pair.expected)
     return (1, pair.actual if pair.actual is not None else 0)
-
-
-def _expected_value(values: Sequence[JsonValue]) -> JsonValue:
-    return values[0] if len(values) == 1 else list(values)
 
 
 def _results(

@@ -6,12 +6,11 @@ gives the ``trajectory`` metric: agentevals' trajectory match modes (strict, uno
 subset, superset) and argument modes, each expected call's function and arguments a field.
 A run's messages are read by ``reading/agent_messages.py``, as every agent API reads them.
 May import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``configuring``,
-``metrics`` and ``tool_calls``; no stage below it imports it: ``metrics`` names its metric
-module as text, loaded when the metric is first looked up.
+``metrics``, ``pairing`` and ``tool_calls``; no stage below it imports it: ``metrics`` names
+its metric module as text, loaded when the metric is first looked up. Its argument modes are
+tool_calls/argument_checks.py's, its calls paired by pairing/call_pairing.py.
 
 | module               | its job                                                             |
 |----------------------|---------------------------------------------------------------------|
-| step_checks.py       | argument modes and per-tool rules: one call against an expected one |
-| step_pairing.py      | which run call stands for which expected one, within a budget       |
 | trajectory_metric.py | the ``trajectory`` metric: a run's steps, options, fields, score    |
 """

@@ -13,11 +13,11 @@ trajectory match says it:
 - ``subset``: every call of the run is among the expected ones (it may call fewer).
 
 Calls pair when they name the same function and their arguments agree under ``args`` (or
-the tool's own rule, ``tool_args``: step_checks.py). ``pairing="optimal"`` (the default)
-finds a valid pairing wherever there is one; ``pairing="agentevals"`` pairs first fit, as
-agentevals does, and so gives its verdict on every pair (step_pairing.py). The pairings of one
-comparison share one budget of steps (step_pairing.py), so that no run can make it hang: a
-run whose pairs would cost more is refused.
+the tool's own rule, ``tool_args``: tool_calls/argument_checks.py). ``pairing="optimal"``
+(the default) finds a valid pairing wherever there is one; ``pairing="agentevals"`` pairs
+first fit, as agentevals does, and so gives its verdict on every pair (pairing/call_pairing.py).
+The pairings of one comparison share one budget (the rule: pairing/__init__.py), so that no
+run can make it hang: a run whose pair checks would cost more is refused.
 
 Fields (paths by the expected step's index, as a list's elements are named): a call's
 function name at ``[2].book_flight``, each argument compared at ``[2].book_flight.pnr``; in
@@ -38,10 +38,18 @@ from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING, JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
+from ..pairing.call_pairing import Calls, greedy, leftovers_in_order, optimal
+from ..pairing.pair_budget import PairBudget
 from ..reading.agent_messages import ASSISTANT, TOOL, read_messages
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
-from .step_checks import ArgRule, agrees, arg_verdicts, counted, read_rules, value_of
-from .step_pairing import Budget, Calls, greedy, leftovers_in_order, optimal
+from ..tool_calls.argument_checks import (
+    ArgRule,
+    agrees,
+    arg_verdicts,
+    counted,
+    read_rules,
+    value_of,
+)
 
 CALL, RESULT, ANSWER, MESSAGE = "call", "result", "answer", "message"
 MODES = ("strict", "unordered", "subset", "superset")
@@ -140,7 +148,7 @@ class _Fields:
     def __init__(self, want: list[Step], run: list[Step], settings: Settings) -> None:
         self.want, self.run, self.settings = want, run, settings
         self.out: list[FieldResult] = []
-        self.budget = Budget()  # (one for all the pairings of this comparison)
+        self.budget = PairBudget(PairBudget.STEPS)  # (one for all this comparison's pairings)
         self.calls_wanted, self.calls_made = self._sides(settings)
 
     def _sides(self, settings: Settings) -> tuple[Calls, Calls]:
@@ -284,10 +292,11 @@ class _Fields:
         self._add(path, field, MATCH, want.name, made.name)
         rule = self.settings.rule(want.name)
         for v in arg_verdicts(rule, want.arguments, made.arguments):
-            comparator = "exact" if rule.comparators is None else rule.comparators[v.argument].name
+            arg = str(v.argument)  # (an argument's verdict: never the name's)
+            comparator = "exact" if rule.comparators is None else rule.comparators[arg].name
             self._add(
-                key_segment(path, v.argument),
-                key_segment(field, v.argument),
+                key_segment(path, arg),
+                key_segment(field, arg),
                 v.status,
                 v.expected,
                 v.actual,

@@ -17,7 +17,7 @@ import pytest
 from pytest_jsonmatch import AgentRun, ParseError, match_json, match_run, parse_actual
 from pytest_jsonmatch.engine.core.depth import call_with_depth
 from pytest_jsonmatch.engine.reading.parse import parse_actual_checked
-from pytest_jsonmatch.engine.trajectories.step_checks import json_key
+from pytest_jsonmatch.engine.tool_calls.argument_checks import json_key
 
 FRAMES = 200  # calls between the test and the reading: deeper than pytest's own
 

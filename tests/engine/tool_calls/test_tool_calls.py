@@ -270,15 +270,43 @@ def test_when_no_call_is_expected_any_call_is_a_hallucination():
 
 
 def test_many_calls_of_one_function_pair_in_order_in_linear_time():
-    # 300 x 300 calls of f: past PAIRS_SOLVED (40,000) pairs, the k-th expected call of f
-    # pairs with the k-th call of f. The model answered every call but the last one's value
-    # (299 -> 0): 300 names + 299 values match, one value mismatches. P = R = 599/600
-    expected = [{"name": "f", "arguments": {"n": n}} for n in range(300)]
-    actual = [{"f": {"n": n if n < 299 else 0}} for n in range(300)]
+    # 300 x 300 calls of f, each with 30 padding values: a pair's check weighs 70 steps
+    # (2, the expected call's 35 values, the call's 33), 6,300,000 steps for the 90,000 pairs
+    # and 90,000 for the table's cells: past the budget of 5,000,000 (pairing/__init__.py),
+    # so the k-th expected call of f pairs with the k-th call of f. The model answered every
+    # call but the last one's value (299 -> 0): 300 names, 300 pads and 299 values match,
+    # one value mismatches. P = R = 899/900
+    pad = list(range(30))
+    expected = [{"name": "f", "arguments": {"n": n, "pad": pad}} for n in range(300)]
+    actual = [{"f": {"n": n if n < 299 else 0, "pad": pad}} for n in range(300)]
     result = tc(actual, expected)
-    assert len(result.fields) == 600
-    assert result.fields[-1][:2] == ("f[299].n", "mismatch")
-    assert result.score == pytest.approx(599 / 600)
+    assert len(result.fields) == 900
+    assert result.fields[-2][:2] == ("f[299].n", "mismatch")
+    assert result.score == pytest.approx(899 / 900)
+
+
+def test_calls_whose_checks_cost_past_the_budget_are_not_all_checked():
+    # 200 x 200 calls of f, each with a list of 2,000 numbers: checking all 40,000 pairs
+    # took 20 s or more; each pair weighs over 4,000 steps, 160,000,000 in all, past the
+    # budget, so they pair in order at once (each with its equal partner: every field
+    # matches). The alarm fails the test instead of letting a regression run on
+    import signal
+
+    data = list(range(2000))
+    expected = [{"name": "f", "arguments": {"n": n, "data": data}} for n in range(200)]
+    actual = [{"f": {"n": n, "data": data}} for n in range(200)]
+
+    def too_slow(signum, frame):
+        raise TimeoutError("tool_calls checked every pair of calls past the budget")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(10)
+    try:
+        result = tc(actual, expected)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.score == 1.0 and len(result.fields) == 600
 
 
 def test_malformed_tool_definitions_are_parse_errors():
@@ -347,8 +375,8 @@ def test_a_call_being_written_when_the_answer_was_cut_off():
 
 
 def test_many_calls_of_one_function_are_counted_from_the_counts():
-    # 15,000 x 15,000 calls of f are 2.25e8 same-name pairs: the budget (PAIRS_SOLVED) is
-    # read from the counts per name, not by enumerating the pairs, and they pair in order.
+    # 15,000 x 15,000 calls of f are 2.25e8 same-name pairs: their steps are counted from
+    # the calls' weights per name, not by enumerating the pairs, and they pair in order.
     # Every call matches: 15,000 names + 15,000 values, P = R = 1
     expected = [{"name": "f", "arguments": {"n": n}} for n in range(15000)]
     actual = [{"f": {"n": n}} for n in range(15000)]
@@ -359,7 +387,7 @@ def test_many_calls_of_one_function_are_counted_from_the_counts():
 
 def test_many_calls_of_other_functions_pair_in_order_without_a_full_table():
     # 10,000 expected calls of f0..f9999 against 10,000 calls of g0..g9999: no pair shares a
-    # name, 1e8 expected x made pairs are past CELLS_SOLVED, so no table of gains is built:
+    # name, 1e8 expected x made pairs are past TABLE_CELLS, so no table of gains is built:
     # the calls pair in order, each pair a name mismatch, its argument missed and invented
     # (3 fields per pair, none matched: P = R = F1 = 0)
     expected = [{"name": f"f{i}", "arguments": {"n": i}} for i in range(10000)]
@@ -375,7 +403,7 @@ def test_many_calls_of_other_functions_pair_in_order_without_a_full_table():
 
 
 def test_a_mixed_list_past_the_table_budget_still_pairs_each_function_optimally():
-    # 1,001 x 1,001 calls (past CELLS_SOLVED = 1,000,000): f's two calls are assigned apart
+    # 1,001 x 1,001 calls (past TABLE_CELLS = 1,000,000): f's two calls are assigned apart
     # (the model made them in the other order), the rest pair in order. Fields: f and f[1]
     # names and values match (4), then 999 pairs of other names, each a name mismatch and an
     # omission and a hallucination of n (3 x 999). P = R = 4 / (4 + 2 x 999) = 4 / 2002

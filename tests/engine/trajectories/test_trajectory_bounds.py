@@ -1,8 +1,8 @@
-"""The trajectory metric's work is bounded, whatever the run holds (step_pairing.py).
+"""The trajectory metric's work is bounded, whatever the run holds (pairing/call_pairing.py).
 
 Calls compared by equality (``args="exact"``, the default) pair through a queue per equality
 key, in linear time and with first fit's pairs; pairs that must be checked one by one
-(``subset``/``superset`` arguments, tool_args' comparators) may cost at most PAIRING_STEPS
+(``subset``/``superset`` arguments, tool_args' comparators) may cost at most PairBudget.STEPS
 steps in one comparison, counted before any pair is tried, else the comparison is refused;
 the optimal assignment is solved only within the steps left, else first fit stands.
 
@@ -29,26 +29,27 @@ from pytest_jsonmatch.engine.comparing import edit_distance
 from pytest_jsonmatch.engine.comparing.registry import REGISTRY
 from pytest_jsonmatch.engine.core.values import json_equal
 from pytest_jsonmatch.engine.results.field_results import MATCH
-from pytest_jsonmatch.engine.trajectories.step_checks import (
-    ArgRule,
-    Weight,
-    agrees,
-    arg_verdicts,
-    check_steps,
-    equality_key,
-    json_key,
-    read_rules,
-    weigh,
-)
-from pytest_jsonmatch.engine.trajectories.step_pairing import (
+from pytest_jsonmatch.engine.pairing.call_pairing import (
     CELLS_UNCOUNTED,
-    PAIRING_STEPS,
-    Budget,
     Calls,
     greedy,
     leftovers_in_order,
     optimal,
 )
+from pytest_jsonmatch.engine.pairing.pair_budget import PairBudget, Weight, check_steps
+from pytest_jsonmatch.engine.tool_calls.argument_checks import (
+    ArgRule,
+    agrees,
+    arg_verdicts,
+    equality_key,
+    json_key,
+    read_rules,
+    weigh,
+)
+
+
+def Budget() -> PairBudget:  # noqa: N802
+    return PairBudget(PairBudget.STEPS)
 
 # A comparison that used to run 40 s to minutes takes well under a second now, in a
 # subprocess whose own start and imports take about half a second (a few on a loaded machine)
@@ -437,4 +438,4 @@ def test_a_call_weighs_its_compared_values_and_text():
     assert weigh(fuzzy["t"], args) == Weight(3, (130,), (edit_distance.EDIT_COST,))
     # a pair: 2 + 3 + 3, and 130 x 130 // 4,096 = 4
     assert check_steps(Weight(3, (130,)), Weight(3, (130,))) == 12
-    assert PAIRING_STEPS == 5_000_000
+    assert PairBudget.STEPS == 5_000_000

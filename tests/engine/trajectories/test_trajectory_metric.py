@@ -231,13 +231,18 @@ def test_a_run_cut_off_while_a_step_was_written_spares_that_step():
 
 
 def test_past_the_budget_first_fit_stands(monkeypatch):
-    from pytest_jsonmatch.engine.trajectories import step_pairing
+    from pytest_jsonmatch.engine.pairing import call_pairing
+    from pytest_jsonmatch.engine.pairing.pair_budget import PairBudget
 
     expected = [call("search"), call("search", q="a")]
     run = [call("search", q="a"), call("search", q="b")]
-    # 2 x 2 = 4 pairs to weigh, past a budget of 3: the assignment is not solved
-    monkeypatch.setattr(step_pairing, "CELLS_SOLVED", 3)
+    # first fit's checks (superset: 4 pairs of 2 steps, each call's weight twice: 22 steps)
+    # fit a budget of 30; the assignment's (4 cells + 22) do not: it is not solved
+    monkeypatch.setattr(call_pairing, "CELLS_UNCOUNTED", 0)
+    monkeypatch.setattr(PairBudget, "STEPS", 30)
     assert traj(run, expected, mode="superset", args="superset").score == pytest.approx(2 / 3)
+    monkeypatch.setattr(PairBudget, "STEPS", 48)  # both fit: the assignment pairs both
+    assert traj(run, expected, mode="superset", args="superset").score == 1.0
 
 
 def test_empty_runs():
@@ -267,7 +272,7 @@ def test_bad_options_are_config_errors(options, words):
 
 def test_a_batch_comparator_is_refused_for_an_argument():
     from pytest_jsonmatch.engine.comparing.registry import Registry
-    from pytest_jsonmatch.engine.trajectories.step_checks import read_rules
+    from pytest_jsonmatch.engine.tool_calls.argument_checks import read_rules
 
     registry = Registry()
     registry.register_comparator("judged", lambda items: [1.0 for _ in items], batch=True)

@@ -1,26 +1,21 @@
-"""Which call of the run stands for which expected call.
+"""Which call of one side stands for which call of the other: tool calls, a run's calls.
 
-agentevals pairs greedily, first fit: each call of the side it walks (``outer``) takes the
+Calls pair only with calls of one function, under the budget rule of pairing/__init__.py.
+:func:`greedy` is agentevals' first fit: each call of the side it walks (``outer``) takes the
 first call of the other side (``inner``) not yet taken that is valid for it. That misses a
 valid assignment where an early call takes the partner a later one needed (the reference
 ``[search({}), search({q: "a"})]`` against the run ``[search({q: "a"}), search({q: "b"})]``
 with superset arguments: ``search({})`` takes ``search({q: "a"})``, and ``search({q: "a"})``
-finds nothing left). :func:`greedy` is that pairing (``pairing="agentevals"``);
-:func:`optimal` finds the most valid pairs (a maximum matching: an optimal assignment), the
-rest paired for the most matched fields, so that a comparison passes whenever any pairing
-would pass it. Where first fit already pairs every call it must, it is kept: it is optimal
-then, and costs no more than agentevals' own loop.
+finds nothing left). :func:`optimal` finds the most valid pairs (an optimal assignment,
+:func:`assigned`), the rest paired for the most matched fields, so that a comparison passes
+whenever any pairing would pass it; where first fit already pairs every call it must, it is
+kept: it is optimal then, and costs no more than agentevals' own loop.
 
-The work is bounded, whatever the run holds. A pair is valid only for calls of one function,
-so only those are ever tried. Where the function's rule compares by equality alone (the
-default, ``exact``), first fit takes each call's partner from a queue of the calls with its
-equality key, in linear time and with the same pairs (the proof is at :func:`greedy`). Where
-the rule must check each pair (``subset``, ``superset``, comparators), the checks of one
-comparison may cost at most ``PAIRING_STEPS`` steps (step_checks.py weighs them from the
-arguments' sizes), counted from the calls before any pair is tried: past that the comparison
-is refused (ConfigError). The optimal assignment, which weighs every pair, is solved only
-within ``CELLS_SOLVED`` pairs and within the steps left (up to ``CELLS_UNCOUNTED`` pairs,
-always); else first fit stands.
+Where a function's rule compares by equality alone (its calls have equality keys), first fit
+takes each call's partner from a queue of the calls with its key, in linear time and with
+the same pairs (the proof is at :func:`greedy`). Where the rule must check each pair, first
+fit's checks are weighed before any pair is tried, and past the budget the comparison is
+refused (ConfigError naming the functions that cost most).
 """
 
 from __future__ import annotations
@@ -31,26 +26,22 @@ from typing import NamedTuple, Protocol
 
 from ..core.errors import ConfigError, shown
 from ..core.values import JsonObject
-from .step_checks import ArgRule, Weight, block_steps, by_equality, equality_key, weigh
+from .assignment import Floats, assign
+from .pair_budget import TABLE_CELLS, PairBudget, Weight, block_steps
+from .pair_scores import SMALL_PAIRS
 
-# (outer index, inner index) -> whether the pair is valid; and (whether it is valid, its share
-# of matched fields), both from one check
+# (outer index, inner index) -> whether the pair is valid; and -> the pair's gain
 Valid = Callable[[int, int], bool]
-Judge = Callable[[int, int], tuple[bool, float]]
+Gain = Callable[[int, int], float]
 
-# Past this many pairs to weigh, the assignment is not solved: first fit and the calls left
-# over paired in order
-CELLS_SOLVED = 250_000
-# Up to this many, it is solved without counting its steps: each call meets at most this
-# many others, each pair compared by equality or by a check first fit has counted, so the
-# work stays within a constant times the calls' size (and a short run is not weighed twice)
+# Up to this many pairs, an assignment is solved without counting its steps: each call meets
+# at most this many others, each pair compared by equality or by a check first fit has
+# counted, so the work stays within a constant times the calls' size
 CELLS_UNCOUNTED = 64
-# The steps (about a microsecond each: step_checks.py) one comparison's pairs may cost
-PAIRING_STEPS = 5_000_000
 
 
 class Call(Protocol):
-    """A step that is a call: its function's name and its arguments (trajectory_metric.Step)."""
+    """A call: its function's name and its arguments (a trajectory's Step, a tool call)."""
 
     @property
     def name(self) -> str: ...
@@ -59,18 +50,29 @@ class Call(Protocol):
     def arguments(self) -> JsonObject: ...
 
 
+class CallRule(Protocol):
+    """How a function's calls are compared (argument_checks.ArgRule): whether each pair must
+    be checked (``checked``; else equal keys decide), a call's key, and its weight."""
+
+    @property
+    def checked(self) -> bool: ...
+
+    def key(self, arguments: JsonObject) -> Hashable: ...
+
+    def weight(self, arguments: JsonObject) -> Weight: ...
+
+
 class Calls(NamedTuple):
     """One side's calls as the pairing reads them: the side (``expected``, ``run``), the
-    calls' step indices in order (``at``), the steps, and the rule a function's calls are
-    checked by (step_checks.py)."""
+    calls' indices in order (``at``), the steps they index, and each function's rule."""
 
     side: str
     at: Sequence[int]
     steps: Sequence[Call]
-    rule: Callable[[str], ArgRule]
+    rule: Callable[[str], CallRule]
 
     def only(self, at: Sequence[int]) -> Calls:
-        """These calls, at the step indices ``at`` only (one message's)."""
+        """These calls, at the indices ``at`` only (one message's)."""
         return Calls(self.side, at, self.steps, self.rule)
 
     def name(self, s: int) -> str:
@@ -80,29 +82,14 @@ class Calls(NamedTuple):
         """Call ``s``'s equality key; None where its rule checks pairs one by one."""
         step = self.steps[s]
         rule = self.rule(step.name)
-        return equality_key(rule, step.arguments) if by_equality(rule) else None
+        return None if rule.checked else rule.key(step.arguments)
 
     def weight(self, s: int) -> Weight:
         step = self.steps[s]
-        return weigh(self.rule(step.name), step.arguments)
+        return self.rule(step.name).weight(step.arguments)
 
 
-class Budget:
-    """The steps left to one comparison's pairings (each message's in ``strict``, both
-    directions of agentevals' ``unordered``), PAIRING_STEPS at first."""
-
-    def __init__(self, steps: int = PAIRING_STEPS) -> None:
-        self.limit = self.left = steps
-
-    def spend(self, steps: int) -> bool:
-        """Whether ``steps`` are left, taking them if so."""
-        if steps > self.left:
-            return False
-        self.left -= steps
-        return True
-
-
-def greedy(outer: Calls, inner: Calls, valid: Valid, budget: Budget) -> dict[int, int]:
+def greedy(outer: Calls, inner: Calls, valid: Valid, budget: PairBudget) -> dict[int, int]:
     """agentevals' first fit: outer index -> inner index, for the outer calls that found one
     (ConfigError, before any pair is tried, where the pairs to check cost more than the
     steps left in ``budget``).
@@ -110,7 +97,7 @@ def greedy(outer: Calls, inner: Calls, valid: Valid, budget: Budget) -> dict[int
     The same pairs as trying, for each outer call in order, every inner call in order until
     one not yet taken is valid. A pair is valid only for calls of one function, and both
     sides' calls of one function are read by one rule. (1) Under a rule of equality, a pair is
-    valid exactly when the two equality keys are equal (step_checks.equality_key). The
+    valid exactly when the two equality keys are equal (argument_checks.equality_key). The
     queue of a (function, key) holds that slot's inner calls not yet taken, in order: it
     starts with all of them, and an inner call is taken only by an outer call of its own
     slot (a valid pair), which pops it from its queue's head. So the queue's head is the
@@ -164,8 +151,7 @@ def _first_fit(outer: Calls, inner: Calls, valid: Valid) -> dict[int, int]:
 
 def leftovers_in_order(pairs: dict[int, int], outer: Calls, inner: Calls) -> dict[int, int]:
     """``pairs`` with the calls left unpaired on both sides paired in order, calls of one
-    function only, for the detail of what differs: none of them is valid, or first fit would
-    have taken it (a call of another function is never paired: omitted and invented).
+    function only (a call of another function is never paired here).
 
     In order: each outer call left takes the first inner call left that it may pair with,
     which is the head of the queue of inner calls left of its function (the queues keep the
@@ -188,38 +174,98 @@ def optimal(
     outer: Calls,
     inner: Calls,
     valid: Valid,
-    judge: Judge,
+    judge: Callable[[int, int], tuple[bool, float]],
     needed: int,
-    budget: Budget,
+    budget: PairBudget,
 ) -> dict[int, int]:
     """The most valid pairs, then the most matched fields among the pairs allowed (calls of
-    one function). ``needed``: how many valid pairs first fit must find to be kept as it
-    is."""
+    one function), ``judge`` giving a pair's validity and share of matched fields. ``needed``:
+    how many valid pairs first fit must find to be kept as it is; first fit stands too where
+    the assignment is past the budget."""
     first = greedy(outer, inner, valid, budget)
-    cells = len(outer.at) * len(inner.at)
-    if (
-        len(first) >= needed
-        or cells > CELLS_SOLVED
-        or (
-            cells > CELLS_UNCOUNTED
-            and not budget.spend(cells + checked_steps(outer, inner, every_rule=True))
-        )
-    ):
-        return leftovers_in_order(first, outer, inner)
-    import numpy
-    from scipy.optimize import linear_sum_assignment  # (only where first fit falls short)
+    if len(first) < needed:
+        big = float(min(len(outer.at), len(inner.at)) + 1)  # a valid pair outweighs all shares
 
-    big = float(min(len(outer.at), len(inner.at)) + 1)  # one valid pair outweighs every share
-    gains = numpy.zeros((len(outer.at), len(inner.at)))
-    allowed = numpy.zeros((len(outer.at), len(inner.at)), dtype=bool)
+        def gain(o: int, i: int) -> float:
+            is_valid, share = judge(o, i)
+            return big if is_valid else 0.5 + 0.5 * share
+
+        found = assigned(outer, inner, gain, budget, keep_above=0.0)
+        if found is not None:
+            return found
+    return leftovers_in_order(first, outer, inner)
+
+
+def assigned(
+    outer: Calls, inner: Calls, gain: Gain, budget: PairBudget, keep_above: float
+) -> dict[int, int] | None:
+    """The optimal assignment (outer index -> inner index) where a pair of calls of one
+    function gains ``gain`` (above 0) and any other pair 0, pairs gaining ``keep_above`` or
+    less dropped; None where its table's cells and the checks of its pairs cost more steps
+    than ``budget`` has left (past CELLS_UNCOUNTED pairs). One table up to TABLE_CELLS
+    cells, else each function's calls apart."""
+    n, m = len(outer.at), len(inner.at)
+    whole = n * m <= TABLE_CELLS
+    if n * m > CELLS_UNCOUNTED and not budget.spend(
+        (n * m if whole else 0) + checked_steps(outer, inner, every_rule=True)
+    ):
+        return None
+    rows: dict[str, list[int]] = {}
     for r, o in enumerate(outer.at):
-        for c, i in enumerate(inner.at):
-            if outer.name(o) == inner.name(i):
-                allowed[r, c] = True
-                is_valid, share = judge(o, i)
-                gains[r, c] = big if is_valid else 0.5 + 0.5 * share
-    rows, cols = linear_sum_assignment(gains, maximize=True)
-    return {outer.at[int(r)]: inner.at[int(c)] for r, c in zip(rows, cols) if allowed[r, c]}
+        rows.setdefault(outer.name(o), []).append(r)
+    cols: dict[str, list[int]] = {}
+    for c, i in enumerate(inner.at):
+        cols.setdefault(inner.name(i), []).append(c)
+    groups = [(rs, cols[name]) for name, rs in rows.items() if name in cols]
+    if whole:
+        pairs = _solved(outer, inner, list(range(n)), list(range(m)), groups, gain, keep_above)
+    else:
+        pairs = [
+            pair
+            for rs, cs in groups
+            for pair in _solved(outer, inner, rs, cs, [_all(rs, cs)], gain, keep_above)
+        ]
+    return {outer.at[r]: inner.at[c] for r, c in sorted(pairs)}
+
+
+def _all(rows: list[int], cols: list[int]) -> tuple[list[int], list[int]]:
+    return list(range(len(rows))), list(range(len(cols)))
+
+
+def _solved(
+    outer: Calls,
+    inner: Calls,
+    rows: list[int],
+    cols: list[int],
+    blocks: list[tuple[list[int], list[int]]],
+    gain: Gain,
+    keep_above: float,
+) -> list[tuple[int, int]]:
+    """The assignment of the calls at positions ``rows`` x ``cols`` (blocks: the positions in
+    those lists of the pairs that gain)."""
+    table = _table(
+        len(rows), len(cols), blocks, lambda a, b: gain(outer.at[rows[a]], inner.at[cols[b]])
+    )
+    return [(rows[a], cols[b]) for a, b, _ in assign(table, keep_above)[0]]
+
+
+def _table(
+    n: int, m: int, blocks: list[tuple[list[int], list[int]]], gain: Gain
+) -> list[list[float]] | Floats:
+    """The gains of ``n`` x ``m`` pairs: ``gain`` within the blocks, 0 elsewhere (rows of
+    numbers for a few pairs, where ``assign`` tries its shortcut first; else a matrix)."""
+    if n * m <= SMALL_PAIRS:
+        table: list[list[float]] | Floats = [[0.0] * m for _ in range(n)]
+    else:
+        import numpy
+
+        table = numpy.zeros((n, m))
+    for rows, cols in blocks:
+        for r in rows:
+            line = table[r]
+            for c in cols:
+                line[c] = gain(r, c)
+    return table
 
 
 def checked_steps(outer: Calls, inner: Calls, every_rule: bool = False) -> int:
@@ -232,10 +278,11 @@ def checked_steps(outer: Calls, inner: Calls, every_rule: bool = False) -> int:
 def _blocks(outer: Calls, inner: Calls, every_rule: bool) -> list[tuple[str, int, int, int]]:
     """Each function both sides call (under a rule checking pairs, unless ``every_rule``):
     its name, its calls on each side and the steps of checking all their pairs."""
-    mine = _by_name(outer, every_rule)
+    both = {outer.name(s) for s in outer.at} & {inner.name(s) for s in inner.at}
+    mine = _by_name(outer, every_rule, both)
     if not mine:
         return []
-    theirs = _by_name(inner, every_rule)
+    theirs = _by_name(inner, every_rule, both)
     return [
         (name, len(ones), len(theirs[name]), block_steps(ones, theirs[name]))
         for name, ones in mine.items()
@@ -243,16 +290,18 @@ def _blocks(outer: Calls, inner: Calls, every_rule: bool) -> list[tuple[str, int
     ]
 
 
-def _by_name(calls: Calls, every_rule: bool) -> dict[str, list[Weight]]:
+def _by_name(calls: Calls, every_rule: bool, names: set[str]) -> dict[str, list[Weight]]:
+    """The weights of the calls of each function of ``names`` (checking pairs, unless
+    ``every_rule``)."""
     out: dict[str, list[Weight]] = {}
     for s in calls.at:
         name = calls.name(s)
-        if every_rule or not by_equality(calls.rule(name)):
+        if name in names and (every_rule or calls.rule(name).checked):
             out.setdefault(name, []).append(calls.weight(s))
     return out
 
 
-def _past_budget(outer: Calls, inner: Calls, steps: int, budget: Budget) -> str:
+def _past_budget(outer: Calls, inner: Calls, steps: int, budget: PairBudget) -> str:
     """The refusal's message: the steps against the limit, and the functions that cost most."""
     blocks = sorted(_blocks(outer, inner, False), key=lambda b: -b[3])
     if outer.side != "expected":
@@ -261,8 +310,7 @@ def _past_budget(outer: Calls, inner: Calls, steps: int, budget: Budget) -> str:
         f"{shown(name)}: {n:,} expected call{'s' * (n != 1)} x {m:,} of the run, {cost:,} steps"
         for name, n, m, cost in blocks[:3]
     )
-    spent = budget.limit - budget.left
-    already = f" ({spent:,} of them spent on earlier steps)" if spent else ""
+    already = f" ({budget.spent:,} of them spent on earlier steps)" if budget.spent else ""
     return (
         f"trajectory: pairing these calls would take {steps:,} steps, past the limit of "
         f"{budget.limit:,} for one comparison{already}: {shown_blocks}. Their pairs are "
