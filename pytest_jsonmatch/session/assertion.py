@@ -173,7 +173,7 @@ def compare_and_send(
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
-        merged = _scrubbed_ignored({**defaults.options_for(name), **options}, produced)
+        merged = _scrubbed_ignored({**defaults.options_for(name), **options}, produced, name)
         with judged:
             if agent is None:
                 result = match_json(produced.output, expected, metric=name, **merged)
@@ -232,12 +232,22 @@ def _send_scored(
         raise batch
 
 
-def _scrubbed_ignored(options: dict[str, object], produced: Produced) -> dict[str, object]:
+def _scrubbed_ignored(
+    options: dict[str, object], produced: Produced, metric: str
+) -> dict[str, object]:
     """``options`` with what the record setting scrubbed (``produced.ignored``) added to
     their ``ignore``, so that a scrubbed field counts nowhere; an ``ignore`` of the wrong
-    type is left for the metric to name."""
+    type is left for the metric to name. A metric that takes no ``ignore`` (``tool_calls``,
+    ``trajectory``) scores the output as recorded."""
     if not produced.ignored:
         return options
+    from ..engine.metrics import metric_named
+
+    try:
+        if "ignore" not in metric_named(metric).options:
+            return options
+    except JsonMatchError:
+        return options  # (an unknown metric: its scoring names it)
     given = options.get("ignore")
     if given is None or isinstance(given, str):
         options["ignore"] = ([] if given is None else [given]) + list(produced.ignored)

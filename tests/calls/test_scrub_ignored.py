@@ -112,3 +112,11 @@ def test_nothing_is_ignored_where_nothing_is_recorded(tmp_path):
     assert produced.ignored == ()
     result = _scored(produced, _case(tmp_path).expected)
     assert result.score < 1.0  # the stamps are extra fields, and the note differs
+
+
+def test_a_metric_that_takes_no_ignore_scores_a_scrubbed_output_as_recorded():
+    # tool_calls pairs calls by name and arguments, and takes no ignore: nothing is added
+    calls = [{"name": "book", "arguments": {"flight": "SK401", "at": PLACEHOLDER}}]
+    produced = Produced(output=calls, source="replayed", ignored=("[].arguments.at",))
+    result, _ = compare_and_send(produced, calls, "tool_calls", 1.0, {}, Channel())
+    assert result.score == 1.0
