@@ -66,13 +66,14 @@ class Figures:
 @dataclass(frozen=True)
 class Consistency:
     """A bias check: of ``n`` items, ``held`` kept their verdict when asked again (swapped,
-    repeated or padded); ``share`` is held/n with its intervals; ``requests`` the judge's
-    requests the check made."""
+    repeated or padded); ``share`` is held/n with its intervals; ``requests`` and ``cost``
+    (None: not priced) the judge's requests the check made and what they cost."""
 
     n: int
     held: int
     share: Estimate
     requests: int
+    cost: float | None = None
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,7 @@ def _consistency(data: dict[str, Any] | None, where: str) -> Consistency | None:
     if held > n:
         raise _Wrong(f"{where}held is {held}, more than n ({n})")
     share = _estimate(_mapping(data, "share", where), f"{where}share.")
-    return Consistency(n, held, share, _count(data, "requests", where))
+    return Consistency(n, held, share, _count(data, "requests", where), _cost(data, where))
 
 
 def _identity(data: dict[str, Any], where: str) -> JudgeIdentity:

@@ -170,7 +170,8 @@ def _consistency(
 ) -> Consistency:
     kept = agreement.held(rows)
     n, held = len(kept), sum(kept)
-    return Consistency(n, held, Estimate(*agreement.share(held, n, seed, resamples)), cost.requests)
+    share = Estimate(*agreement.share(held, n, seed, resamples))
+    return Consistency(n, held, share, cost.requests, cost.cost)
 
 
 def identity(judge: JudgeSettings) -> JudgeIdentity:

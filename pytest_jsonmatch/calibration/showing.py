@@ -75,6 +75,12 @@ def _counts(f: Figures) -> str:
     return f"n {f.n}: tp {f.tp}, fp {f.fp} (false accepts), tn {f.tn}, fn {f.fn}"
 
 
+def _spent(check: Consistency) -> str:
+    """A check's requests, and their cost where the judge is priced."""
+    cost = "" if check.cost is None else f", cost {check.cost:.6g}"
+    return f"{check.requests} requests{cost}"
+
+
 def _cost(cal: Calibration) -> str:
     cost = "" if cal.cost is None else f", cost {cal.cost:.6g}"
     return (
@@ -86,7 +92,7 @@ def _cost(cal: Calibration) -> str:
 def text(cal: Calibration) -> str:
     """The calibration as aligned text."""
     lines = _head(cal)
-    row = "  {:<20} {:>6}  {:<16}  {:<16}"
+    row = "  {:<22} {:>6}  {:<16}  {:<16}"
     for scope, figures in _scopes(cal):
         lines += ["", f"{scope} ({_counts(figures)})"]
         lines.append(row.format("", "value", "bootstrap", "analytic").rstrip())
@@ -95,12 +101,11 @@ def text(cal: Calibration) -> str:
     checks = list(_checks(cal))
     if checks:
         lines += ["", "consistency (share of items whose verdict held)"]
+        lines.append(row.format("", "share", "bootstrap", "Wilson").rstrip())
         for name, check in checks:
             value, boot, wilson = _cells(check.share)
-            lines.append(
-                f"  {name:<26} {value:>6}  {boot:<16}  {wilson:<16}  "
-                f"{check.held}/{check.n} held, requests: {check.requests}"
-            )
+            done = f"{check.held}/{check.n}, {_spent(check)}"
+            lines.append(row.format(name, value, boot, wilson) + "  " + done)
     return "\n".join([*lines, "", _cost(cal)]) + "\n"
 
 
@@ -121,13 +126,13 @@ def markdown(cal: Calibration) -> str:
     checks = list(_checks(cal))
     if checks:
         lines += ["### consistency", ""]
-        lines += ["| check | held | share | 95% bootstrap | 95% Wilson | requests |"]
+        lines += ["| check | held | share | 95% bootstrap | 95% Wilson | its requests |"]
         lines += ["|---|---:|---:|---|---|---:|"]
         for name, check in checks:
             value, boot, wilson = _cells(check.share)
             lines.append(
                 f"| {name} | {check.held}/{check.n} | {value} | {boot} | {wilson} | "
-                f"{check.requests} |"
+                f"{_spent(check)} |"
             )
         lines.append("")
     return "\n".join([*lines, _cost(cal).replace("\n", "  \n")]) + "\n"

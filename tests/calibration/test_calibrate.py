@@ -114,6 +114,10 @@ def test_each_bias_check_is_asked_and_counted(server: JudgeServer, labels_file: 
     # (12 items: the equal pair is no longer equal once padded)
     assert (cal.position.requests, cal.repeat.requests, cal.verbosity.requests) == (1, 2, 1)
     assert cal.requests == 5 == server.total and cal.repeat_k == 3
+    # each priced at 100 tokens in (1.0 a million), 10 out (2.0 a million)
+    assert cal.repeat.cost == pytest.approx(2 * 120 / 1e6) and cal.position.cost == pytest.approx(
+        120 / 1e6
+    )
     assert cal.position.n == 12 and cal.position.held < 12
     assert cal.verbosity.held < cal.verbosity.n == 12
     assert cal.repeat.held < 12

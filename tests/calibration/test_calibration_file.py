@@ -151,7 +151,7 @@ def test_an_undefined_figure_is_shown_as_a_dash_and_a_field_name_escaped() -> No
     cal = _calibration()
     cal = replace(cal, fields={"a|b\nc": cal.fields["title"], "d": cal.fields["summary"]})
     shown = text(cal)
-    assert "  false-accept rate         -  -                 -\n" in shown
+    assert "  false-accept rate           -  -                 -\n" in shown
     assert "field 'a|b\\nc' (n 5: tp 2, fp 1 (false accepts), tn 1, fn 1)" in shown
     assert "### field 'a\\|b\\\\nc'" in markdown(
         cal
