@@ -254,7 +254,8 @@ def _old_value_is_the_files(one: _Chosen, update: CaseUpdate) -> None:
         else [data]
     )
     expected = found[0].get("expected", ABSENT) if found and isinstance(found[0], dict) else ABSENT
-    if not json_equal(expected, one.case.get("old", ABSENT)):
+    old = one.case.get("old", ABSENT)
+    if expected is ABSENT or old is ABSENT or not json_equal(expected, old):
         raise CaseFileError(
             f"{update.display}: case {update.case_id!r}: the review's old value is not the "
             f"file's (was the review edited?): nothing accepted; make the review again"

@@ -97,7 +97,7 @@ def short(field: Mapping[str, object], side: str, width: int = 60) -> str:
     """A field's ``side`` value as compact JSON, cut to ``width`` (``(none)``: absent)."""
     if side not in field:
         return "(none)"
-    text = json.dumps(field[side], ensure_ascii=False, separators=(",", ": "))
+    text = json.dumps(field[side], ensure_ascii=False, separators=(", ", ": "))
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

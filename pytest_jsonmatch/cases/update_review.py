@@ -50,6 +50,9 @@ def changes(old: object, new: object) -> list[Change]:
 
 
 def _walk(old: object, new: object, at: tuple[Step, ...], found: list[Change]) -> None:
+    if old is ABSENT or new is ABSENT:  # a key one side lacks
+        found.append((at, old, new))
+        return
     if json_equal(old, new):
         return
     if len(at) < _DEPTH and isinstance(old, dict) and isinstance(new, dict):

@@ -238,3 +238,79 @@ def test_a_field_accept_from_a_review_whose_old_value_was_edited_is_refused(tmp_
     assert main(["accept", "--field", "two:total", str(review)]) == 2
     assert "case 'two': the review's old value is not the file's" in capsys.readouterr().err
     assert path.read_text() == FILE
+
+
+def test_fields_deep_in_a_case_added_and_removed_keys_are_accepted_one_by_one(
+    tmp_path, monkeypatch
+):
+    text = (
+        "cases:\n"
+        "  - id: a\n"
+        "    expected:\n"
+        "      items:\n"
+        "        - {sku: X1, qty: 2}   # first\n"
+        "        - {sku: X2, qty: 1}\n"
+        '      "unit price": 3\n'
+        "      gone: 1\n"
+        "      note: keep\n"
+    )
+    path = tmp_path / "c.jsonmatch.yaml"
+    path.write_text(text)
+    old = {"items": [{"sku": "X1", "qty": 2}, {"sku": "X2", "qty": 1}], "unit price": 3}
+    old |= {"gone": 1, "note": "keep"}
+    new = {"items": [{"sku": "X1", "qty": 5}, {"sku": "X2", "qty": 1}], "unit price": 4}
+    new |= {"note": "keep", "added": True}
+    update = CaseUpdate(
+        path=str(path),
+        display="c.jsonmatch.yaml",
+        case_id="a",
+        line=2,
+        value=new,
+        default_id="c",
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        root=str(tmp_path),
+        old=old,
+        why="scored 0.6 < 1.0",
+    )
+    lines, _ = write_review([update], UpdateMode("all", review=True), tmp_path)
+    # the fields as the field tables name them: an index, a quoted key, a key each side lacks
+    assert lines[2:6] == [
+        "    items[0].qty: 2 -> 5 (scored 0.6 < 1.0)",
+        '    ["unit price"]: 3 -> 4 (scored 0.6 < 1.0)',
+        "    gone: 1 -> (none) (scored 0.6 < 1.0)",
+        "    added: (none) -> true (scored 0.6 < 1.0)",
+    ]
+    review = tmp_path / ".jsonmatch" / REVIEW_JSON
+    assert main(["accept", "--field", "a:added", "--field", "a:gone", str(review)]) == 0
+    assert path.read_text() == text.replace("      gone: 1\n", "") + "      added: true\n"
+    monkeypatch.chdir(tmp_path)  # the review where the run writes it: the default
+    assert main(["accept", "--field", 'a:["unit price"]', "--field", "a:items[0].qty"]) == 0
+    assert path.read_text() == rewrite(text, {"a": new}, "c", "c")
+    assert not review.exists()
+
+
+def test_a_case_without_expected_is_reviewed_whole_and_accepted(tmp_path):
+    text = "cases:\n  - id: new   # no expected yet\n    input: acme\n"
+    path = tmp_path / "c.jsonmatch.yaml"
+    path.write_text(text)
+    value = {"vendor": "ACME", "total": 10}
+    update = CaseUpdate(
+        path=str(path),
+        display="c.jsonmatch.yaml",
+        case_id="new",
+        line=2,
+        value=value,
+        default_id="c",
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        root=str(tmp_path),
+        had_expected=False,  # as create,review asks it (update_review.case_update)
+        why="no expected yet",
+    )
+    lines, _ = write_review([update], UpdateMode("create", review=True), tmp_path)
+    assert lines[1:3] == [
+        "  c.jsonmatch.yaml:2 new: no expected yet",
+        '    $: (none) -> {"vendor": "ACME", "total": 10} (no expected yet)',
+    ]
+    assert main(["accept", "--field", "new:$", str(tmp_path / ".jsonmatch" / REVIEW_JSON)]) == 0
+    assert path.read_text() == rewrite(text, {"new": value}, "c", "c")
+    assert path.read_text() == text + "    expected:\n      vendor: ACME\n      total: 10\n"
