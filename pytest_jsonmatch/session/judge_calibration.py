@@ -130,9 +130,9 @@ def _labels_changed(cal: Calibration, root: Path) -> str:
 
 def _measure(settings: JudgedSettings, setup: JudgeSetup, calls: JudgeCalls | None) -> Calibration:
     """The judge measured against ``setup``'s labels now, with the bias checks it names
-    (calibration/judge_asking.py does the asking), through the session's runner (its retries and
-    rate), its verdicts recorded and replayed under the session's record mode (none: asked
-    each run)."""
+    (calibration/judge_asking.py does the asking), through the session's runner (its retries
+    and rate), its verdicts recorded and replayed under the session's record mode (none:
+    asked each run)."""
     from ..calibration.judge_asking import Checks, calibrate
     from ..calibration.labels import read_labels
 
