@@ -9,15 +9,28 @@ Against a real OpenAI-compatible server on 127.0.0.1 (tests/helpers/judge_server
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from pytest_jsonmatch.calibration.calibration_file import read_calibration
+from pytest_jsonmatch.calls.fingerprints import RecordSettings
+from pytest_jsonmatch.calls.judge_calls import JudgeSetup, judge_setup_from_text
 from pytest_jsonmatch.cli.app import main
 from pytest_jsonmatch.engine.judge import JudgeSettings
+from pytest_jsonmatch.session.judge_calibration import session_calibration
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
 from tests.helpers.plugin_cases import ARGS, write
+
+
+class _Settings(NamedTuple):
+    """The session's settings as session_calibration reads them."""
+
+    given_judge: JudgeSetup | None
+    rootpath: Path
+    given_record: RecordSettings | None
 
 
 @pytest.fixture
@@ -95,6 +108,14 @@ def test_a_session_measures_its_judge_and_is_gated_on_the_bounds(pytester, serve
     ]
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["FAILED: jsonmatch gates: 1 failure", f"  {failure}"])
+
+    # replayed under record mode none (as CI runs it): the same figures, no request
+    setup = judge_setup_from_text(
+        f"model=judge-1 endpoint={server.url} labels=labels.yaml swap=yes", "j", pytester.path
+    )
+    replayed = session_calibration(_Settings(setup, pytester.path, RecordSettings(mode="none")))
+    assert replayed is not None and server.total == 4 and replayed["requests"] == 0
+    assert (replayed["ac1"], replayed["position"]) == (cal["ac1"], cal["position"])
 
     # jsonmatch diff: the new report held to its calibration, a change of it named
     capsys.readouterr()
