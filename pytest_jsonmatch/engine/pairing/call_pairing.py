@@ -223,13 +223,11 @@ def assigned(
         pairs = [
             pair
             for rs, cs in groups
-            for pair in _solved(outer, inner, rs, cs, [_all(rs, cs)], gain, keep_above)
+            for pair in _solved(
+                outer, inner, rs, cs, [([*range(len(rs))], [*range(len(cs))])], gain, keep_above
+            )
         ]
     return {outer.at[r]: inner.at[c] for r, c in sorted(pairs)}
-
-
-def _all(rows: list[int], cols: list[int]) -> tuple[list[int], list[int]]:
-    return list(range(len(rows))), list(range(len(cols)))
 
 
 def _solved(

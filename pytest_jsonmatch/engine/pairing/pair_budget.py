@@ -107,11 +107,9 @@ TEXT_PAIRS_PER_STEP = PAIRS_PER_STEP
 
 
 class Weight(NamedTuple):
-    """What checking a call's compared arguments costs under one rule: ``steps`` to compare
-    them for equality (one per JSON value, one more per TEXT_PER_STEP characters of text),
-    and, under a rule of comparators, each compared argument's text length (0: absent, not
-    text, or compared by a comparator that equality decides), in the rule's order, with
-    what its comparator says comparing two texts costs (``costs``; left out, an edit
+    """What checking a call's compared arguments costs under one rule (the module's words):
+    its ``steps``, and under a rule of comparators each compared text's length (0: absent,
+    not text, or decided by equality) with what its comparator costs (left out: an edit
     distance's)."""
 
     steps: int

@@ -38,7 +38,7 @@ from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING, JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
-from ..pairing.call_pairing import Calls, greedy, leftovers_in_order, optimal
+from ..pairing.call_pairing import Calls, Valid, greedy, leftovers_in_order, optimal
 from ..pairing.pair_budget import PairBudget
 from ..reading.agent_messages import ASSISTANT, TOOL, read_messages
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
@@ -229,12 +229,7 @@ class _Fields:
         return self._paired(want, run, self._valid, self._judge, needed)
 
     def _paired(
-        self,
-        outer: Calls,
-        inner: Calls,
-        valid: Check,
-        judge: Callable[[int, int], tuple[bool, float]],
-        needed: int,
+        self, outer: Calls, inner: Calls, valid: Valid, judge: Judge, needed: int
     ) -> dict[int, int]:
         if self.settings.pairing == "agentevals":
             pairs = greedy(outer, inner, valid, self.budget)
@@ -395,7 +390,7 @@ class _Fields:
         )
 
 
-Check = Callable[[int, int], bool]
+Judge = Callable[[int, int], tuple[bool, float]]
 T = TypeVar("T")
 
 
