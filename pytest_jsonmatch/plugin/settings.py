@@ -330,14 +330,11 @@ def _report_words(read: _Reader) -> list[tuple[list[str], list[tuple[str, str]],
 
 def _reports(read: _Reader) -> ReportFiles | None:
     """The report files: the flag's paths when it gives any, else the ini's; and the step
-    summary of GitHub Actions where the job has one (None: no report file, as where the
-    setting gives only keys, e.g. ``group_by=file`` for the terminal's tables)."""
+    summary of GitHub Actions where the job has one (None: no report file)."""
     steps = os.environ.get("GITHUB_STEP_SUMMARY")
-    if not read.given("report") and not steps:
-        return None
     (ini, _, ini_what), (flag, _, flag_what) = _report_words(read)
     paths, what = (flag, flag_what) if flag else (ini, ini_what)
-    if not paths and not steps:
+    if not paths and not steps:  # (keys alone, as group_by=file, write no file)
         return None
     return parts.parse_reports(paths, what, read.config.invocation_params.dir, steps)
 
