@@ -276,11 +276,10 @@ def checked_steps(outer: Calls, inner: Calls, every_rule: bool = False) -> int:
 def _blocks(outer: Calls, inner: Calls, every_rule: bool) -> list[tuple[str, int, int, int]]:
     """Each function both sides call (under a rule checking pairs, unless ``every_rule``):
     its name, its calls on each side and the steps of checking all their pairs."""
-    both = {outer.name(s) for s in outer.at} & {inner.name(s) for s in inner.at}
-    mine = _by_name(outer, every_rule, both)
+    mine = _by_name(outer, every_rule, None)
     if not mine:
         return []
-    theirs = _by_name(inner, every_rule, both)
+    theirs = _by_name(inner, every_rule, set(mine))
     return [
         (name, len(ones), len(theirs[name]), block_steps(ones, theirs[name]))
         for name, ones in mine.items()
@@ -288,13 +287,13 @@ def _blocks(outer: Calls, inner: Calls, every_rule: bool) -> list[tuple[str, int
     ]
 
 
-def _by_name(calls: Calls, every_rule: bool, names: set[str]) -> dict[str, list[Weight]]:
-    """The weights of the calls of each function of ``names`` (checking pairs, unless
-    ``every_rule``)."""
+def _by_name(calls: Calls, every_rule: bool, names: set[str] | None) -> dict[str, list[Weight]]:
+    """The weights of the calls of each function (of ``names``, where given) whose rule
+    checks pairs (of every function: ``every_rule``)."""
     out: dict[str, list[Weight]] = {}
     for s in calls.at:
         name = calls.name(s)
-        if name in names and (every_rule or calls.rule(name).checked):
+        if (names is None or name in names) and (every_rule or calls.rule(name).checked):
             out.setdefault(name, []).append(calls.weight(s))
     return out
 
