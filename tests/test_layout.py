@@ -552,11 +552,13 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # has to squeeze under this cap. plugin/ was 1,742 lines with that split and a cap of
     # 1,815 (72 lines, 4%, for a new hook or option, so that pytest code is not pushed into
     # another stage to fit); golden_checks.py, the golden suite's end-of-session checks (its
-    # hooks alone: what they judge is cases/typos.py's), took 1,893 to 1,900.
+    # hooks alone: what they judge is cases/typos.py's), took 1,893 to 1,900; the offline
+    # replay's switch and summary line and the judge calibration's call (hooks, 18 lines),
+    # less the update review's 7, took it to 1,930.
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 545} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1900, sizes
+        assert sum(sizes.values()) < 1930, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():
