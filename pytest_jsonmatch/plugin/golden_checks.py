@@ -42,8 +42,8 @@ class GoldenChecks:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         items = sys.modules.get("pytest_jsonmatch.plugin.golden_items")  # (loaded with a case)
-        run = self.config.stash.get(items.GOLDEN_RUN, None) if items is not None else None
-        mine: SharedPaths = run.shared_paths if run is not None else self.shared
+        golden = self.config.stash.get(items.GOLDEN_SESSION, None) if items is not None else None
+        mine: SharedPaths = golden.shared_paths if golden is not None else self.shared
         output = getattr(self.config, "workeroutput", None)
         if output is not None:  # an xdist worker: the controller judges
             output["jsonmatch_shared_paths"] = mine.data()

@@ -1,9 +1,9 @@
 """Golden case files as pytest items. Everything about a case that is not pytest is another
 stage's: reading it, its repeats and updates are cases/'s, producing its output (the case's
 own, a live call, a recording) is calls/'s, scoring it and sending the outcome to the session
-is session/'s. An item only asks for them, through the session's :class:`GoldenRun`, which
-``start_golden_run`` puts in the config's stash when the first case file is collected
-(golden_run.py).
+is session/'s. An item only asks for them, through the session's :class:`GoldenSession`, which
+``start_golden_session`` puts in the config's stash when the first case file is collected
+(golden_session.py).
 
 One case, as its item runs: each run's output is produced (calls/case_outputs.py), scored and
 sent through the channel (session/assertion.py's ``compare_and_send``), and the runs' verdict
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, kw_only=True)
-class GoldenRun:
+class GoldenSession:
     """What golden items need of their session: settings, case files, where outputs come
     from, where comparisons go, where case updates are asked for."""
 
@@ -51,16 +51,16 @@ class GoldenRun:
     shared_paths: SharedPaths = field(default_factory=SharedPaths)  # a folder's paths, all cases
 
 
-GOLDEN_RUN = pytest.StashKey[GoldenRun]()
+GOLDEN_SESSION = pytest.StashKey[GoldenSession]()
 
 
 class GoldenFile(pytest.File):
     """A YAML case file; each case becomes a :class:`GoldenItem`."""
 
     def collect(self) -> Iterator[GoldenItem]:
-        run = self.config.stash[GOLDEN_RUN]
-        names = [t.name for t in run.settings.targets]
-        for case in run.cases.load(self.path):
+        golden = self.config.stash[GOLDEN_SESSION]
+        names = [t.name for t in golden.settings.targets]
+        for case in golden.cases.load(self.path):
             if case.source == "input" and names:  # once per named target: ``case[name]``
                 for name in names:
                     yield GoldenItem.from_parent(
@@ -113,15 +113,15 @@ class GoldenItem(pytest.Item):
             self.add_marker(_mark(spec.name, spec.args, dict(spec.kwargs)))
 
     @property
-    def golden_run(self) -> GoldenRun:  # the session's, shared by every case
-        return self.config.stash[GOLDEN_RUN]
+    def golden(self) -> GoldenSession:  # the session's, shared by every case
+        return self.config.stash[GOLDEN_SESSION]
 
     def repeat_count(self) -> int:
         """How many times the case's target runs: only ``input`` cases repeat."""
-        return self.golden_run.settings.repeat.runs_of(self.case)
+        return self.golden.settings.repeat.runs_of(self.case)
 
     def runtest(self) -> None:
-        settings = self.golden_run.settings
+        settings = self.golden.settings
         runs = self.repeat_count()
         outputs: list[object] = []
         results: list[tuple[MatchResult, float]] = []
@@ -129,10 +129,10 @@ class GoldenItem(pytest.Item):
             output, scored = self._run_once(repeat, runs)
             outputs.append(output)
             results += scored
-        gates, shown = settings.gates, self.golden_run.cases.display(self.path)
+        gates, shown = settings.gates, self.golden.cases.display(self.path)
         strict = gates.names.strict if gates.strict else ""  # (a typo fails the case then)
         for said in case_typos(
-            self.case, outputs, [r for r, _ in results], self.golden_run.shared_paths, strict
+            self.case, outputs, [r for r, _ in results], self.golden.shared_paths, strict
         ):
             warnings.warn_explicit(said, PathWarning, shown, self.case.line)  # at the case's line
         passed = self._passed(results)
@@ -142,7 +142,7 @@ class GoldenItem(pytest.Item):
         expected = fields_expected_to_fail(self.case.marks) if held else None
         updated = self._updates(updating, passed, results)
         if updated:  # (then an xfail naming the fields it failed at still xfails it)
-            self.golden_run.ask_update(self._update(outputs[0], results))
+            self.golden.ask_update(self._update(outputs[0], results))
             updated = not (settings.update and settings.update.review)  # (reviewed: unchanged)
         if expected is not None:
             failure = None if updated else lambda: self._failure(results, runs)
@@ -157,14 +157,14 @@ class GoldenItem(pytest.Item):
         from ..engine.schemas.loading import references_confined_to
         from ..session.assertion import compare_and_send
 
-        case, run = self.case, self.golden_run
-        produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
+        case, golden = self.case, self.golden
+        produced = golden.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
         if produced.error is not None:
             self._unproduced(produced, repeat)
-        ahead = run.judge_ahead.claim((self.nodeid, repeat)) if run.judge_ahead else None
+        ahead = golden.judge_ahead.claim((self.nodeid, repeat)) if golden.judge_ahead else None
         if case.expected is NO_EXPECTED:
             return produced.output, []
-        folders = [run.settings.rootpath, *run.settings.schema_dirs]
+        folders = [golden.settings.rootpath, *golden.settings.schema_dirs]
         with references_confined_to(folders, "jsonmatch_golden's schema_dirs"):
             scored = compare_and_send(
                 produced,
@@ -172,7 +172,7 @@ class GoldenItem(pytest.Item):
                 case.metric,
                 case.threshold,
                 case.options,
-                run.channel,
+                golden.channel,
                 repeat=repeat,
                 ahead=ahead,
                 case=self.nodeid,
@@ -189,9 +189,9 @@ class GoldenItem(pytest.Item):
 
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
-            case, defaults = self.case, self.golden_run.channel.defaults
+            case, defaults = self.case, self.golden.channel.defaults
             name, agent = case.metric or defaults.metric, case.agent
-            self.golden_run.channel.send(
+            self.golden.channel.send(
                 Outcome.of(
                     produced,
                     metric=name if agent is None else agent.label(name, case.expected),
@@ -210,7 +210,7 @@ class GoldenItem(pytest.Item):
         spelt otherwise but scoring 1.0 is a right answer: its expected stays as the reviewer
         wrote it)."""
         updating = updating and self.case.expected is not None  # (a run that scores no answer)
-        kind = update.kind if updating and (update := self.golden_run.settings.update) else None
+        kind = update.kind if updating and (update := self.golden.settings.update) else None
         return (
             (self.case.expected is NO_EXPECTED and updating)
             or (kind == "fix" and not passed)
@@ -222,32 +222,32 @@ class GoldenItem(pytest.Item):
         summary when it ran several times."""
         from ..session.assertion import failure
 
-        verbosity = self.golden_run.channel.defaults.verbosity
+        verbosity = self.golden.channel.defaults.verbosity
         worst, limit = min(results, key=lambda pair: pair[0].score)
         if runs == 1:
             return failure(worst, limit, verbosity)
         return AssertionError(
-            self.golden_run.settings.repeat.failure_summary([r.score for r, _ in results], limit)
+            self.golden.settings.repeat.failure_summary([r.score for r, _ in results], limit)
             + "\nthe worst run:\n"
             + str(failure(worst, limit, verbosity))
         )
 
     def _quarantined(self) -> bool:
         """Whether the quarantine covers this case today: its failure fails no test."""
-        quarantine = self.golden_run.settings.quarantine
+        quarantine = self.golden.settings.quarantine
         return quarantine is not None and quarantine.covers(self.nodeid, self.target)
 
     def _passed(self, results: list[tuple[MatchResult, float]]) -> bool:
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""
         if not results:
             return True
-        must_be_valid = self.golden_run.channel.defaults.invalid_fails
+        must_be_valid = self.golden.channel.defaults.invalid_fails
         if len(results) == 1:
             result, limit = results[0]
             return bool(result.passed(limit, must_be_valid))
         return all(
             r.passed(0.0, must_be_valid) for r, _ in results
-        ) and self.golden_run.settings.repeat.passes(
+        ) and self.golden.settings.repeat.passes(
             [result.score for result, _ in results], results[0][1]
         )
 
@@ -260,13 +260,13 @@ class GoldenItem(pytest.Item):
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
 
-        case, run = self.case, self.golden_run
-        metric = metric_named(case.metric or run.channel.defaults.metric)
+        case, golden = self.case, self.golden
+        metric = metric_named(case.metric or golden.channel.defaults.metric)
         if case.agent is not None:  # an agent's reply or run: its answer
             output = case.agent.answer_of(output)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
-        display, root = run.cases.display(case.path), run.settings.rootpath
-        return case_update(case, value, display, root, results, run.settings.update)
+        display, root = golden.cases.display(case.path), golden.settings.rootpath
+        return case_update(case, value, display, root, results, golden.settings.update)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"{self.nodeid} (line {self.case.line})"
@@ -285,7 +285,7 @@ class GoldenItem(pytest.Item):
             about = f"\ncase: {self.case.description}" if self.case.description else ""
             return safe_text(str(exc) + about)
         where = (
-            f"{self.golden_run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
+            f"{self.golden.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
             + (f" (target {self.target})" if self.target else "")
         )
         if isinstance(exc, JsonMatchError):
@@ -293,7 +293,7 @@ class GoldenItem(pytest.Item):
         # the target raised: its type, message and the last line of the user's own code;
         # the runner's threads and pytest's frames in between say nothing (--tb=long shows all)
         said = f"{where}: {one_line(exc)}{self._attempts}"  # (the short summary's line)
-        if self.golden_run.settings.full_tracebacks:
+        if self.golden.settings.full_tracebacks:
             return safe_text(f"{said}\n{super().repr_failure(excinfo)}")
         frame = users_frame(exc)
         return safe_text(said + (f"\n  {frame}" if frame else ""))

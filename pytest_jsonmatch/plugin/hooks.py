@@ -1,7 +1,7 @@
 """The pytest hooks: settings declared and read (settings.py), the session's parts built once
 and handed on, golden case files collected, the ``json_match`` fixture.
 
-``pytest_configure`` builds the typed settings and the session (session.py); the golden run
+``pytest_configure`` builds the typed settings and the session (session.py); the golden session
 (golden_items.py: case files, outputs, the live calls started ahead of their tests) starts
 with the first case file collected, or at once when a target or recordings are set. A
 session that never uses the plugin loads little more than its settings' declarations.
@@ -48,7 +48,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
     if not file_path.name.endswith((".yaml", ".yml")):
         return None  # the cheap test first: most files a session sees end here
-    from .golden_run import collect_file
+    from .golden_session import collect_file
 
     return collect_file(file_path, parent)
 
@@ -93,9 +93,9 @@ def pytest_configure(config: pytest.Config) -> None:
         except JsonMatchError as exc:
             raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
     if settings.target or settings.targets or settings.given_record is not None:
-        from .golden_run import start_golden_run  # a target that does not import stops
+        from .golden_session import start_golden_session  # a target that does not import stops
 
-        start_golden_run(config)  # the session now, replaying too
+        start_golden_session(config)  # the session now, replaying too
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     if settings.golden or settings.workers > 1:  # (else with the first case file collected)
         from .golden_checks import GoldenChecks

@@ -115,7 +115,7 @@ class JsonmatchSession:
         return settings.given_reports is not None or bool(settings.quarantine) or xdist_controller
 
     def watch_reports(self, item: pytest.Item | None = None) -> None:
-        """Install _Reports once: at the start (above), with the golden run, or else on the first
+        """Install _Reports once: at the start (above), with the golden session, else on the first
         comparison, made by ``item``: every test before it has run."""
         if not self.watching:
             self.watching = True
@@ -146,9 +146,9 @@ class JsonmatchSession:
     def take_files(self) -> dict[str, dict[str, str]]:
         """The files read since the last take, kept in :meth:`read_files` and handed back
         (what a worker sends with a report)."""
-        from .golden_items import GOLDEN_RUN
+        from .golden_items import GOLDEN_SESSION
 
-        golden = self.config.stash.get(GOLDEN_RUN, None)
+        golden = self.config.stash.get(GOLDEN_SESSION, None)
         return self.read_files().take(golden.cases if golden is not None else None)
 
     def deaths(self) -> Deaths:
@@ -320,9 +320,9 @@ class JsonmatchSession:
         run record (settings, the files read, the targets' fingerprints)."""
         from ..reporting.verdicts.report import run_info
         from ..session.run_provenance import run_provenance
-        from .golden_items import GOLDEN_RUN
+        from .golden_items import GOLDEN_SESSION
 
-        deaths, golden = self._deaths, self.config.stash.get(GOLDEN_RUN, None)
+        deaths, golden = self._deaths, self.config.stash.get(GOLDEN_SESSION, None)
         run = run_info(
             ["pytest", *self.config.invocation_params.args],
             str(self.config.rootpath),

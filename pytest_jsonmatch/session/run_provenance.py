@@ -134,7 +134,7 @@ def run_provenance(
     read: ReadFiles | None = None,
 ) -> RunInfo:
     """``run.settings`` and ``run.provenance`` of a session's report: ``outputs`` (None: no
-    golden run) gives each target's fingerprint, ``comparisons`` the golden case files,
+    golden session) gives each target's fingerprint, ``comparisons`` the golden case files,
     ``read`` the digests of the files as they were read."""
     root = settings.rootpath
     recorded = _settings(settings)

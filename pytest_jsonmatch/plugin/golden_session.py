@@ -1,4 +1,4 @@
-"""The golden run, started with the first case file collected (or with the session, when a
+"""The golden session, started with the first case file collected (or with the session, when a
 target or recordings are set): the case files, the outputs (recorded, or called through the
 live calls started ahead of their tests by calls_ahead.py) and the golden items' channel.
 """
@@ -14,7 +14,7 @@ from ..cases.case_files import CaseFiles, GoldenCase
 from ..cases.node_ids import escaped_path
 from ..engine.core.errors import JsonMatchError
 from .golden_checks import GoldenChecks
-from .golden_items import GOLDEN_RUN, GoldenFile, GoldenRun
+from .golden_items import GOLDEN_SESSION, GoldenFile, GoldenSession
 from .session import SESSION, JsonmatchSession
 from .settings import Settings
 
@@ -27,15 +27,15 @@ if TYPE_CHECKING:
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
-    run = parent.config.stash.get(GOLDEN_RUN, None)
-    if run is None:  # the golden run starts with the first case file
+    golden = parent.config.stash.get(GOLDEN_SESSION, None)
+    if golden is None:  # the golden session starts with the first case file
         if not _case_files(parent.config.stash[SESSION].settings).is_case_file(file_path):
             return None
-        run = start_golden_run(parent.config)
-    if not run.cases.is_case_file(file_path):
+        golden = start_golden_session(parent.config)
+    if not golden.cases.is_case_file(file_path):
         return None
     # pytest prints a test id as it is: a path unfit for one is collected escaped, and fails
-    name = escaped_path(run.cases.display(file_path))  # (None: the path as it is)
+    name = escaped_path(golden.cases.display(file_path))  # (None: the path as it is)
     return GoldenFile.from_parent(parent, path=file_path, name=name, nodeid=name)
 
 
@@ -50,7 +50,7 @@ def _case_files(settings: Settings) -> CaseFiles:
     )
 
 
-def start_golden_run(config: pytest.Config) -> GoldenRun:
+def start_golden_session(config: pytest.Config) -> GoldenSession:
     """The golden items' part of the session: case files, outputs (recorded or called
     through the live calls, started ahead of their tests by calls_ahead.py), the session's
     channel and update requests."""
@@ -69,7 +69,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     )
     cases = _case_files(settings)
     ahead = _judge_ahead(session, outputs)
-    run = config.stash[GOLDEN_RUN] = GoldenRun(
+    golden = config.stash[GOLDEN_SESSION] = GoldenSession(
         settings=settings,
         cases=cases,
         outputs=outputs,
@@ -86,7 +86,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
         config.pluginmanager.register(
             UnusedRecordings(cases, settings.record.prune, names), "jsonmatch-unused-recordings"
         )
-    return run
+    return golden
 
 
 def _named_targets(settings: Settings) -> dict[str, tuple[TargetSpec, NamedTarget]]:
