@@ -89,7 +89,7 @@ def run_merge(args: argparse.Namespace) -> int:
         merged = merge_shards(
             shards, partial=args.partial, root=os.getcwd(), read_case_file=_case_repeats
         )
-        ran = judged_settings(merged.run.get("settings", {}), args)
+        ran = merged_gate_settings(merged.run.get("settings", {}), args)
         gates = gate_settings(
             texts={k: v for k, v in ran.items() if isinstance(v, str)},
             floor_lines=ran.get("field_floors", []),
@@ -123,8 +123,8 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0 if verdict.passed else 1
 
 
-def judged_settings(recorded: RunSettingsDict, args: argparse.Namespace) -> RunSettingsDict:
-    """The settings the merged run is judged by: the shards' (``run.settings``), each gate,
+def merged_gate_settings(recorded: RunSettingsDict, args: argparse.Namespace) -> RunSettingsDict:
+    """The settings the merged run is held to: the shards' (``run.settings``), each gate,
     the reference and the baseline overridden by its option where given."""
     out: dict[str, object] = {**recorded}
     for key in [spec.key for spec in gate_specs.recorded()] + ["reference"]:

@@ -17,7 +17,7 @@ import pytest
 from pytest_jsonmatch import ConfigError
 from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
-from pytest_jsonmatch.cli.merge import judged_settings
+from pytest_jsonmatch.cli.merge import merged_gate_settings
 from pytest_jsonmatch.cli.options import GATE_NAMES, gates_of
 from pytest_jsonmatch.reporting.verdicts import gate_specs
 from pytest_jsonmatch.reporting.verdicts.gate_specs import GATES, GateSpec
@@ -116,7 +116,7 @@ def test_every_gate_reaches_the_command_line(spec: GateSpec):
         value = ["total=0.5"] if spec.value == "lines" else SAMPLE[spec.value][0]
         given = [spec.flag, value[0]] if spec.value == "lines" else [spec.flag, value]
         args = _args("merge", *given)
-        assert judged_settings({}, args)[spec.key] == value  # type: ignore[literal-required]
+        assert merged_gate_settings({}, args)[spec.key] == value  # type: ignore[literal-required]
 
 
 def test_the_names_of_the_gates_come_from_the_table():
@@ -206,7 +206,7 @@ gate_specs.BY_KEY["max_error_share"] = gate_specs.GATES[-1]
 from pytest_jsonmatch import ConfigError
 from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
-from pytest_jsonmatch.cli.merge import judged_settings
+from pytest_jsonmatch.cli.merge import merged_gate_settings
 from pytest_jsonmatch.session.setting_table import BY_NAME
 from pytest_jsonmatch.session import setting_parts as parts
 
@@ -218,7 +218,7 @@ top = parser()
 args = top.parse_args(["score", "g", "p", "--max-error-share", "0.2"])
 assert args.max_error_share == 0.2
 args = top.parse_args(["merge", "s.json", "--max-error-share", "0.3"])
-assert judged_settings({}, args) == {"max_error_share": "0.3"}
+assert merged_gate_settings({}, args) == {"max_error_share": "0.3"}
 print("reached")
 """
 
