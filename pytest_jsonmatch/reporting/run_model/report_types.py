@@ -481,13 +481,13 @@ class FieldDeltaDict(_FieldDeltaHolm):
     significant: bool
 
 
-class _BaselinePairing(TypedDict, total=False):
-    compared: int  # this run's cases of the targets both runs ran (pairing.py)
+class _BaselineMatching(TypedDict, total=False):
+    compared: int  # this run's cases of the targets both runs ran (case_matching.py)
     paired: str  # cases left out or paired across targets, in words
     unscored: list[str]  # cases both runs hold that one could not score: not compared
 
 
-class BaselineSectionDict(_BaselinePairing):
+class BaselineSectionDict(_BaselineMatching):
     path: str
     version: int
     shared: int
