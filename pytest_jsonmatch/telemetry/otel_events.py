@@ -459,10 +459,10 @@ def repeat_attributes(comparisons: Sequence[Comparison], k: int) -> dict[str, At
     passed and scored, whether they disagree, and pass^k and pass@k at ``k`` (0: the
     case's runs) where it has k scored runs. A test's comparisons are emitted together, so
     a repeated case's runs are all here."""
-    from ..reporting.verdicts.reliability import case_runs, figures_of
+    from ..reporting.verdicts.reliability import case_repeats, figures_of
 
     out: dict[str, Attributes] = {}
-    for case_id, runs in case_runs(comparisons).items():
+    for case_id, runs in case_repeats(comparisons).items():
         if runs.runs < 2:
             continue
         at = k or runs.runs

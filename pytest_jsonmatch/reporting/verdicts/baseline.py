@@ -31,7 +31,7 @@ from ..run_model.aggregate import SCORE_EPSILON, CaseResult, case_result, group_
 from ..run_model.comparisons import ERROR, PASSED, Comparison, pair_id
 from ..run_model.validation import REPORT_VERSION, ReportError, check_comparisons
 from .case_matching import CaseMatch, match_cases
-from .reliability import CaseRuns, case_runs
+from .reliability import CaseRepeats, case_repeats
 from .stats import ALPHA, PairedDifference, holm_adjusted, mcnemar_exact, paired_difference
 
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
@@ -135,7 +135,7 @@ class Baseline:
     # the run's ``run.provenance`` as saved (provenance.py reads it as it may be)
     provenance: object = None
     # each case's runs by outcome, for pass^k and pass@k against it (reliability.py)
-    runs: Mapping[str, CaseRuns] = field(default_factory=dict)
+    runs: Mapping[str, CaseRepeats] = field(default_factory=dict)
     # the cases the saved run compared but did not count: set aside (case_matching.py)
     uncounted: Mapping[str, CaseKey] = field(default_factory=dict)
 
@@ -223,7 +223,7 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
         reference if isinstance(reference, str) else "",
         isinstance(run, dict) and run.get("complete") is False,
         run.get("provenance") if isinstance(run, dict) else None,
-        case_runs(comparisons),
+        case_repeats(comparisons),
         {k: v for k, v in uncounted_of(comparisons).items() if k not in cases},
     )
 

@@ -61,8 +61,9 @@ FieldPasses = Mapping[str, Mapping[str, int]]
 
 
 @dataclass(frozen=True)
-class CaseRuns:
-    """A case's runs by outcome: passed, failed, or not scored (counted apart)."""
+class CaseRepeats:
+    """A case's repeats by outcome: passed, failed, or not scored (counted apart); ``runs``
+    counts them all, as the report does."""
 
     case_id: str
     passed: int
@@ -86,7 +87,7 @@ class CaseRuns:
         return self.passed > 0 and self.failed > 0
 
 
-def case_runs(comparisons: Iterable[Comparison]) -> dict[str, CaseRuns]:
+def case_repeats(comparisons: Iterable[Comparison]) -> dict[str, CaseRepeats]:
     """Every counted case's runs (xfail-marked and quarantined ones left out), by case id,
     in id order."""
     counts: dict[str, list[int]] = {}
@@ -102,12 +103,14 @@ def case_runs(comparisons: Iterable[Comparison]) -> dict[str, CaseRuns]:
             tally[2] += 1
         else:
             tally[1] += 1
-    return {case_id: _runs_of(first[case_id], counts[case_id]) for case_id in sorted(counts)}
+    return {case_id: _repeats_of(first[case_id], counts[case_id]) for case_id in sorted(counts)}
 
 
-def _runs_of(first: Comparison, tally: Sequence[int]) -> CaseRuns:
+def _repeats_of(first: Comparison, tally: Sequence[int]) -> CaseRepeats:
     passed, failed, unscored = tally
-    return CaseRuns(first.case_id, passed, failed, unscored, first.metric, first.file, first.target)
+    return CaseRepeats(
+        first.case_id, passed, failed, unscored, first.metric, first.file, first.target
+    )
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -179,7 +182,7 @@ def _resampled_means(values: Sequence[float]) -> list[float]:
 class CaseFigures:
     """A repeated case's runs and, where it has k scored runs, its two estimates."""
 
-    runs: CaseRuns
+    runs: CaseRepeats
     pass_hat: float | None
     pass_at: float | None
 
@@ -266,12 +269,12 @@ def _pair_dict(pair: tuple[Estimate | None, Estimate | None]) -> dict[str, Estim
     }
 
 
-def repeated(runs: Mapping[str, CaseRuns]) -> list[CaseRuns]:
+def repeated(runs: Mapping[str, CaseRepeats]) -> list[CaseRepeats]:
     """The cases run more than once, in id order."""
     return [r for r in runs.values() if r.runs > 1]
 
 
-def chosen_k(cases: Sequence[CaseRuns], given: int) -> int:
+def chosen_k(cases: Sequence[CaseRepeats], given: int) -> int:
     """The k of a run: the one given, else the fewest runs of a repeated case whose runs
     were all scored. A golden case stops at its first run that could not be scored, so the
     runs of one that did say nothing of how many it was asked for; only when every repeated
@@ -282,13 +285,13 @@ def chosen_k(cases: Sequence[CaseRuns], given: int) -> int:
     return min(whole or [r.runs for r in cases])
 
 
-def short_of(runs: CaseRuns, k: int) -> bool:
+def short_of(runs: CaseRepeats, k: int) -> bool:
     """Whether k is more than the case was run: it ran every run it was asked for (none
     could not be scored) and still fewer than k. A usage error where k was given."""
     return not runs.unscored and runs.runs < k
 
 
-def figures_of(runs: CaseRuns, k: int) -> CaseFigures:
+def figures_of(runs: CaseRepeats, k: int) -> CaseFigures:
     """A case's estimates at k (None where it has fewer than k scored runs)."""
     if runs.scored < k:
         return CaseFigures(runs, None, None)
@@ -306,7 +309,7 @@ def reliability(
     """The run's repeated cases at k (``given_k``; 0: the fewest runs of a repeated case),
     or None when no case was run more than once. ``passes``: each case's field passes as
     counted while the comparisons were recorded (None: read from their field records)."""
-    cases = repeated(case_runs(comparisons))
+    cases = repeated(case_repeats(comparisons))
     if not cases:
         return None
     k = chosen_k(cases, given_k)
@@ -337,7 +340,7 @@ def _estimates(figures: Sequence[CaseFigures]) -> tuple[Estimate | None, Estimat
 
 
 def matched_fields(
-    comparisons: Iterable[Comparison], cases: Sequence[CaseRuns]
+    comparisons: Iterable[Comparison], cases: Sequence[CaseRepeats]
 ) -> dict[str, dict[str, int]]:
     """Of each of ``cases`` (by case id), each field path scored against an expected value
     in one of its scored runs, with the scored runs in which the field passed."""
@@ -369,7 +372,7 @@ def passed_fields(rows: Iterable[tuple[str, str]]) -> dict[str, bool]:
 
 def field_figures(
     comparisons: Iterable[Comparison],
-    cases: Sequence[CaseRuns],
+    cases: Sequence[CaseRepeats],
     k: int,
     passes: FieldPasses | None = None,
 ) -> dict[str, FieldFigures]:

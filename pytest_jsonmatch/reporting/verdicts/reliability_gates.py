@@ -23,7 +23,7 @@ from ..run_model.comparisons import XFAILED, Comparison
 from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
 from .gates import GateSettings, GateVerdict, printed_drop, rule_on_drop, uncounted_why
 from .reliability import (
-    CaseRuns,
+    CaseRepeats,
     Estimate,
     FieldPasses,
     Reliability,
@@ -82,7 +82,7 @@ def _partners(comparison: BaselineComparison) -> dict[str, str]:
 
 
 def against_baseline(
-    now: Reliability, comparison: BaselineComparison, base_runs: Mapping[str, CaseRuns]
+    now: Reliability, comparison: BaselineComparison, base_runs: Mapping[str, CaseRepeats]
 ) -> ReliabilityChange:
     """pass^k and pass@k paired over the shared repeated cases with k scored runs on both
     sides, at this run's k; the shared cases whose flakiness changed (of those with two

@@ -42,7 +42,7 @@ from .baseline import CaseScores, cases_of
 from .case_matching import MIN_SHARED, match_cases
 from .changes import change_text, interval_text, printed_change
 from .money import money
-from .reliability import CaseRuns, case_runs
+from .reliability import CaseRepeats, case_repeats
 from .stats import mcnemar_exact, paired_difference, percentile
 
 SAME = 1e-9  # two case scores closer than this are the same (float noise of a mean)
@@ -145,7 +145,7 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
         "disagreements": _disagreements(per_run, shared),
     }
     tallies = [
-        {key.get(case_id, case_id): runs_of for case_id, runs_of in case_runs(c).items()}
+        {key.get(case_id, case_id): runs_of for case_id, runs_of in case_repeats(c).items()}
         for key, c in zip(keys, comparisons)
     ]
     flaky = flaky_rows(names, tallies, shared)
@@ -167,7 +167,7 @@ def _cases(report: RunData) -> dict[str, CaseScores]:
 
 
 def flaky_rows(
-    names: Sequence[str], tallies: Sequence[Mapping[str, CaseRuns]], shared: Sequence[str]
+    names: Sequence[str], tallies: Sequence[Mapping[str, CaseRepeats]], shared: Sequence[str]
 ) -> list[FlakyRow] | None:
     """Per run, its shared cases whose scored runs disagree, and against the first run the
     shared cases that became flaky and the ones that stopped being: of those with two scored
@@ -193,7 +193,7 @@ def flaky_rows(
     return rows
 
 
-def _repeated(tally: Mapping[str, CaseRuns], case_id: str) -> bool:
+def _repeated(tally: Mapping[str, CaseRepeats], case_id: str) -> bool:
     """Whether the case has two scored runs or more in the run."""
     found = tally.get(case_id)
     return found is not None and found.scored >= 2
