@@ -131,6 +131,9 @@ class Calibration:
     cost: float | None = None
     seed: int = 0
     resamples: int = 2000
+    # the golden folders whose cases' ``judge_labels`` joined the labels file's items
+    # (case_labels.py), as given: the labels' digest covers them, so a stale check reads them
+    case_folders: tuple[str, ...] = ()
 
     def too_small(self) -> str | None:
         """Why this calibration can say nothing a floor may rest on (fewer labels than
@@ -327,7 +330,16 @@ def _calibration(data: dict[str, Any]) -> Calibration:
         cost=_cost(data, ""),
         seed=_get(data, "seed", "", (int,)),
         resamples=_count(data, "resamples", ""),
+        case_folders=_folders(data),
     )
+
+
+def _folders(data: dict[str, Any]) -> tuple[str, ...]:
+    """The optional ``case_folders``: a list of texts (none in a file made without them)."""
+    folders = data.get("case_folders", [])
+    if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+        raise _Wrong(f"case_folders is {_kind(folders)}, not a list of folder names")
+    return tuple(folders)
 
 
 def _raise(why: str) -> Figures:

@@ -63,12 +63,18 @@ def _head(cal: Calibration) -> list[str]:
     lines = [
         f"judge {cal.judge.model!r} (fingerprint {cal.judge.fingerprint})",
         f"{cal.labels} labels ({cal.same} same, {cal.different} different) "
-        f"from {cal.labels_path!r}",
+        f"from {cal.labels_path!r}" + _cases(cal),
     ]
     why = cal.too_small()
     if why:
         lines.append(f"too small to gate on: {why}")
     return lines
+
+
+def _cases(cal: Calibration) -> str:
+    """`` and the judge_labels of 'golden'``: the case folders whose labels joined."""
+    folders = ", ".join(map(repr, cal.case_folders))
+    return f" and the judge_labels of {folders}" if folders else ""
 
 
 def _counts(f: Figures) -> str:

@@ -28,6 +28,7 @@ from ..engine.reading.safe_yaml import (
 from ..engine.reading.user_files import not_regular, read_regular
 from .agent_expectations import AGENT_KEYS, ALL_AGENT_KEYS, AgentExpectations
 from .case_layers import Layer, kind_of, layered
+from .judge_labels import judge_labels_of
 from .marks import MarkError, MarkSpec, fields_expected_to_fail, marks_from
 from .node_ids import check_path, fits_test_id
 
@@ -36,7 +37,7 @@ DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
 SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_options", "run_options")
 CASE_KEYS = frozenset(
     {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
-    | {"options", "marks", "repeat"}
+    | {"options", "marks", "repeat", "judge_labels"}
 ).union(ALL_AGENT_KEYS)
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
@@ -80,6 +81,10 @@ class GoldenCase:
     # fields) was set: "" by the case itself, "file:line" by a folder's or a file's settings
     # shared by several cases (cases/typos.py: a typo is a path none of them has)
     path_origins: Mapping[str, str] = field(default_factory=dict)
+    # a person's verdicts on the judge's fields of this case (``judge_labels``): each field's
+    # instance path, as the field tables write it, and True for "same"
+    # (calibration/case_labels.py joins them to the judge's calibration)
+    judge_labels: Mapping[str, bool] = field(default_factory=dict)
 
     @property
     def default_id(self) -> str:
@@ -344,6 +349,9 @@ class CaseFiles:
             file_sha256=where.sha256,
             agent=agent,
             path_origins=origins,
+            judge_labels=judge_labels_of(
+                data, lambda why: where.error(lines.get("judge_labels", line), name + why), expected
+            ),
         )
 
     def _expected(

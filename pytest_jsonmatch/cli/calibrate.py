@@ -37,6 +37,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="SETTING",
         help="the judge, as the plugin's jsonmatch_judge: 'model=... endpoint=... key_env=...'",
     )
+    p.add_argument(
+        "--cases",
+        action="append",
+        metavar="FOLDER",
+        help="a folder of golden cases whose judge_labels join LABELS' items (repeat for "
+        "more; run from the test root: each labelled field's pair is the case's expected "
+        "value and its actual output or recording there)",
+    )
     p.add_argument("--swap", action="store_true", help="position check: ask each label swapped")
     p.add_argument(
         "--repeat", type=int, metavar="K", help="self-consistency check: ask each label K times"
@@ -86,8 +94,17 @@ def run_calibrate(args: argparse.Namespace) -> int:
     judge = _settings(args.judge, "--judge")
     panel = tuple(_settings(t, "--panel") for t in args.panel or ())
     labels = read_labels(Path(args.labels))
+    folders = tuple(args.cases or ())
+    if folders:
+        from ..calibration.case_labels import case_labels, joined
+
+        labels = joined(labels, case_labels([Path(f) for f in folders], Path.cwd().resolve()))
     checks = Checks(args.swap, args.repeat, args.pad, panel, args.rule)
     cal = calibrate(labels, judge, checks, record=args.record, seed=args.seed)
+    if folders:
+        from dataclasses import replace
+
+        cal = replace(cal, case_folders=folders)
     out = Path(args.out) if args.out else labels.path.with_suffix(".calibration.json")
     try:
         write_calibration(out, cal)

@@ -69,6 +69,8 @@ class JudgedSettings(Protocol):
     def rootpath(self) -> Path: ...
     @property
     def given_record(self) -> RecordSettings | None: ...
+    @property
+    def golden(self) -> tuple[Path, ...]: ...  # jsonmatch_golden's folders (their judge_labels)
 
 
 def session_calibration(
@@ -109,11 +111,13 @@ def session_calibration(
 
 
 def _labels_changed(cal: Calibration, root: Path) -> str:
-    """Why a stored calibration no longer measures its labels file (its digest now differs
-    from the one recorded: labels added, removed or relabelled since), or empty: the file is
-    as measured, or no longer there to compare (moved: the calibration still names it)."""
+    """Why a stored calibration no longer measures its labels (its digest now differs from
+    the one recorded: labels added, removed or relabelled since, in the labels file or in
+    the ``judge_labels`` of the case folders it joined), or empty: they are as measured, or
+    the file is no longer there to compare (moved: the calibration still names it)."""
     import hashlib
 
+    from ..calibration.case_labels import case_labels, joined_digest
     from ..calibration.labels import MAX_LABELS_BYTES
     from ..engine.core.errors import ConfigError
     from ..engine.reading.user_files import read_regular
@@ -123,26 +127,50 @@ def _labels_changed(cal: Calibration, root: Path) -> str:
     if not labels.is_file():
         return ""
     raw = read_regular(labels, "labels file", ConfigError, MAX_LABELS_BYTES)
-    if "sha256:" + hashlib.sha256(raw).hexdigest() == cal.labels_digest:
+    digest = "sha256:" + hashlib.sha256(raw).hexdigest()
+    if cal.case_folders:
+        digest = joined_digest(digest, case_labels([root / f for f in cal.case_folders], root))
+    if digest == cal.labels_digest:
         return ""
+    if cal.case_folders:
+        folders = ", ".join(map(repr, cal.case_folders))
+        return (
+            f"its labels file {cal.labels_path!r} or the judge_labels of {folders} changed "
+            f"since it was made"
+        )
     return f"its labels file {cal.labels_path!r} changed since it was made"
 
 
 def _measure(settings: JudgedSettings, setup: JudgeSetup, calls: JudgeCalls | None) -> Calibration:
-    """The judge measured against ``setup``'s labels now, with the bias checks it names
-    (calibration/judge_asking.py does the asking), through the session's runner (its retries
-    and rate), its verdicts recorded and replayed under the session's record mode (none:
-    asked each run)."""
+    """The judge measured against ``setup``'s labels now, joined by the ``judge_labels`` of
+    the cases in the session's golden folders (calibration/case_labels.py), with the bias
+    checks it names (calibration/judge_asking.py does the asking), through the session's
+    runner (its retries and rate), its verdicts recorded and replayed under the session's
+    record mode (none: asked each run)."""
+    from dataclasses import replace
+
+    from ..calibration.case_labels import case_labels, joined
     from ..calibration.judge_asking import Checks, calibrate
     from ..calibration.labels import read_labels
 
     given = setup.calibration
     assert given is not None
+    root = settings.rootpath
     record = settings.given_record.mode if settings.given_record is not None else "off"
-    return calibrate(
-        read_labels(settings.rootpath / given.labels),
+    labels = read_labels(root / given.labels)
+    cases = case_labels(settings.golden, root) if settings.golden else []
+    cal = calibrate(
+        joined(labels, cases),
         setup.judge,
         Checks(swap=given.swap, repeat=given.repeat, pad=given.pad),
         record,
         through=calls.through if calls is not None else None,
     )
+    if not cases:
+        return cal
+    return replace(cal, case_folders=tuple(_from_root(f, root) for f in settings.golden))
+
+
+def _from_root(folder: Path, root: Path) -> str:
+    """A golden folder as a calibration keeps it: from the root dir where it lies inside."""
+    return folder.relative_to(root).as_posix() if folder.is_relative_to(root) else str(folder)

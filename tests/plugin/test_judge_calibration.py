@@ -31,6 +31,7 @@ class _Settings(NamedTuple):
     given_judge: JudgeSetup | None
     rootpath: Path
     given_record: RecordSettings | None
+    golden: tuple[Path, ...] = ()
 
 
 @pytest.fixture

@@ -49,6 +49,7 @@ class _Settings(NamedTuple):
     given_judge: JudgeSetup | None
     rootpath: Path
     given_record: None = None
+    golden: tuple[Path, ...] = ()
 
 
 GATES = "jsonmatch_gates"

@@ -18,11 +18,13 @@ pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 CASE_KEYS = (
     "actual, actual_file, call_options, description, expected, expected_calls, expected_run, "
-    "expected_state, id, input, marks, metric, options, repeat, run_options, schema, threshold"
+    "expected_state, id, input, judge_labels, marks, metric, options, repeat, run_options, "
+    "schema, threshold"
 )
 LIST_CASE_KEYS = (
     "actual, actual_file, call_options, description, expected, expected_calls, expected_run, "
-    "expected_state, id, input, marks, metric, options, repeat, run_options, threshold"
+    "expected_state, id, input, judge_labels, marks, metric, options, repeat, run_options, "
+    "threshold"
 )
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
@@ -73,7 +75,7 @@ ERRORS = [
         "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
         "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold' (did you mean 'threshold'?); known keys: actual, actual_file, "
         "call_options, description, expected, expected_calls, expected_run, expected_state, "
-        "id, input, marks, metric, options, repeat, run_options, threshold",
+        "id, input, judge_labels, marks, metric, options, repeat, run_options, threshold",
     ),
     (
         "unknown-file-key",
