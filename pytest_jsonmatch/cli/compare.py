@@ -13,7 +13,7 @@ from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import summarize
 from ..reporting.run_model.comparisons import PASSED, VALUE_MODES, Comparison
-from ..reporting.verdicts.gates import GateSettings, verdict_of
+from ..reporting.verdicts.gates import GateSettings, decision_of
 from ..reporting.verdicts.report import build_report, run_info
 from .input_error import InputError
 from .inputs import STDIN, decode_json, path_shown, read_bytes, read_text
@@ -128,11 +128,11 @@ def _emit(args: argparse.Namespace, comparison: Comparison) -> None:
     asked for."""
     summary = summarize([comparison])
     fmt = args.format or "text"
-    verdict = verdict_of(summary, GateSettings(names=GATE_NAMES))
+    decision = decision_of(summary, GateSettings(names=GATE_NAMES))
     report = build_report(
         summary,
         [comparison],
-        verdict,
+        decision,
         None,
         run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])], repository_of(fmt)),
     )

@@ -106,7 +106,7 @@ def run_merge(args: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     except JsonMatchError:
         raise
-    report, verdict = conclude(
+    report, decision = conclude(
         merged.comparisons,
         gates,
         {**run_info(["jsonmatch", *args.argv], None), **merged.run, "settings": ran},
@@ -120,7 +120,7 @@ def run_merge(args: argparse.Namespace) -> int:
     if args.json_out:
         write_report(args.json_out, report)
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
-    return 0 if verdict.passed else 1
+    return 0 if decision.passed else 1
 
 
 def merged_gate_settings(recorded: RunSettingsDict, args: argparse.Namespace) -> RunSettingsDict:

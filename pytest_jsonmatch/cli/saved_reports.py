@@ -16,7 +16,7 @@ from ..reporting.verdicts.baseline import (
     uncounted_of,
 )
 from ..reporting.verdicts.calibration_gates import judge_calibration
-from ..reporting.verdicts.gates import verdict_of
+from ..reporting.verdicts.gates import decision_of
 from ..reporting.verdicts.provenance import provenance_changes
 from ..reporting.verdicts.reliability_gates import reliability_section
 from ..reporting.verdicts.report import baseline_section, load_report
@@ -101,7 +101,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def with_undecided_read(report: Report) -> Report:
     """``report`` with its gates failed where it holds a comparison the judge left undecided
-    (reporting/verdicts/undecided_verdicts.py), whatever verdict it was saved with: read from its comparisons
+    (reporting/verdicts/undecided_verdicts.py), whatever it was saved with: read from its comparisons
     and per-metric counts, the failure is said first, and no gate reads as passed."""
     count, why = saved_undecided(report)
     failure = undecided_failure(count, why)
@@ -136,13 +136,13 @@ def run_diff(args: argparse.Namespace) -> int:
     now = cases_of(comparisons, group_by=group_by)
     against = compare(now, baseline, reference, uncounted_of(comparisons))
     gates = gates_of(args, "diff")
-    verdict = verdict_of(summary, gates, against)
-    verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
+    decision = decision_of(summary, gates, against)
+    decision.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
     if gates.holds_judge:  # the new run's calibration, as it recorded it
-        judge_calibration(new["run"].get("provenance", {}), gates, verdict)
-    reliable = reliability_section(comparisons, gates, group_by, against, verdict)
-    report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
+        judge_calibration(new["run"].get("provenance", {}), gates, decision)
+    reliable = reliability_section(comparisons, gates, group_by, against, decision)
+    report: Report = {**new, "baseline": baseline_section(against), "gates": decision.to_dict()}
     if reliable is not None:
         report["reliability"] = reliable
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
-    return 0 if verdict.passed else 1
+    return 0 if decision.passed else 1

@@ -35,7 +35,7 @@ from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
 from ..reporting.run_model.comparisons import VALUE_MODES
 from ..reporting.run_model.report_types import CaseDict, JudgeDict, Report
 from ..reporting.run_model.spool import ComparisonSpool, Spool, write_streamed_report
-from ..reporting.verdicts.gates import verdict_of
+from ..reporting.verdicts.gates import decision_of
 from ..reporting.verdicts.report import added_judge, report_head, run_info
 from .extensions import load_in_worker, worker_setup
 from .input_error import InputError
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ..reporting.run_model.aggregate import Summary
     from ..reporting.run_model.report_types import ReportHead
     from ..reporting.verdicts.baseline import Baseline, BaselineComparison, CaseScores
-    from ..reporting.verdicts.gates import GateVerdict
+    from ..reporting.verdicts.gates import GateDecision
     from .record_pairs import Leftovers
 
 MAX_JOBS = 1_024  # worker processes --jobs may ask for
@@ -183,12 +183,12 @@ def run(args: argparse.Namespace) -> int:
             from ..reporting.verdicts.baseline import compare
 
             against = compare(now, baseline)
-        verdict = verdict_of(summary, gates, against)
+        decision = decision_of(summary, gates, against)
         warning = scoring.leftovers.warning(args.pred) if scoring.leftovers else None
         if warning:
-            verdict.warnings.insert(0, warning)
-        _reported(args, _head(args, summary, verdict, against, scoring), cases, comparisons)
-    return 0 if verdict.passed else 1
+            decision.warnings.insert(0, warning)
+        _reported(args, _head(args, summary, decision, against, scoring), cases, comparisons)
+    return 0 if decision.passed else 1
 
 
 def _baseline(args: argparse.Namespace) -> Baseline | None:
@@ -206,15 +206,15 @@ def _baseline(args: argparse.Namespace) -> Baseline | None:
 def _head(
     args: argparse.Namespace,
     summary: Summary,
-    verdict: GateVerdict,
+    decision: GateDecision,
     against: BaselineComparison | None,
     scoring: _Run,
 ) -> ReportHead:
-    """The report's head: the summary, the gates' verdict, the baseline's comparison, the
+    """The report's head: the summary, the gates' decision, the baseline's comparison, the
     run's provenance and what the LLM judge did (every request, a scoring redone too)."""
     head = report_head(
         summary,
-        verdict,
+        decision,
         against,
         run_info(["jsonmatch", *recorded_command(args)], repository_of(args.format, args.report)),
     )

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.run_model.report_types import Report, RunInfo
     from ..reporting.verdicts.baseline import Baseline
     from ..reporting.verdicts.field_counts import FieldCounts
-    from ..reporting.verdicts.gates import GateVerdict
+    from ..reporting.verdicts.gates import GateDecision
     from ..reporting.verdicts.report import SummaryReads
     from ..session.outcome import Outcome
     from ..session.run_provenance import ReadFiles
@@ -91,7 +91,7 @@ class JsonmatchSession:
         self.updates: list[CaseUpdate] = []
         self.updated: list[str] = []  # what the summary says of the updates written or reviewed
         self.report: Report | None = None
-        self.verdict: GateVerdict | None = None  # the gates' (once the session concluded)
+        self.decision: GateDecision | None = None  # the gates' (once the session concluded)
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
@@ -276,11 +276,11 @@ class JsonmatchSession:
         judged = not part and (gates and gates.holds_run or self.settings.baseline)  # gates.py
         if self.comparisons or (files is not None and files.written_empty) or judged:
             self._conclude(session, exitstatus, part)
-        failed = self.write_errors or (self.verdict is not None and self.verdict.failures)
+        failed = self.write_errors or (self.decision is not None and self.decision.failures)
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.verdict is not None and self.verdict.failures:
-            _junit_gate_failure(self.config, self.verdict)
+        if self.decision is not None and self.decision.failures:
+            _junit_gate_failure(self.config, self.decision)
 
     def _lost_calls(self) -> None:
         """The tests whose calls were lost with a dead xdist worker: each an error, and the
@@ -298,7 +298,7 @@ class JsonmatchSession:
         settings = self.settings
         run = self._run_info()
         notes = self._quarantine(run) if settings.quarantine is not None else []
-        self.report, self.verdict = reports.conclude(
+        self.report, self.decision = reports.conclude(
             self.comparisons,
             settings.gates if not part else settings.gates.replace(part_of_suite=part),
             run,
@@ -504,7 +504,7 @@ def _baseline(settings: Settings) -> Baseline | None:
         raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
 
 
-def _junit_gate_failure(config: pytest.Config, verdict: GateVerdict) -> None:
+def _junit_gate_failure(config: pytest.Config, decision: GateDecision) -> None:
     """With --junitxml, a failing gate is a failed test case ``jsonmatch::gates``, so that
     test-report views go red with the job."""
     try:
@@ -514,7 +514,7 @@ def _junit_gate_failure(config: pytest.Config, verdict: GateVerdict) -> None:
     xml = config.stash.get(xml_key, None)
     if xml is None:
         return
-    message = "the session did not pass its jsonmatch gates: " + "; ".join(verdict.failures)
+    message = "the session did not pass its jsonmatch gates: " + "; ".join(decision.failures)
     report = pytest.TestReport(
         "jsonmatch::gates", ("jsonmatch", None, "gates"), {}, "failed", message, "call"
     )

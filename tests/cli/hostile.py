@@ -6,7 +6,7 @@ from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
 from pytest_jsonmatch.engine.match import match_json
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import ERROR, Comparison
-from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 SCRIPT = "<script>window.hacked = 1</script>"
@@ -48,7 +48,7 @@ def hostile_report() -> dict:
     return build_report(
         summary,
         comparisons,
-        verdict_of(summary, GateSettings(fail_under=0.9)),
+        decision_of(summary, GateSettings(fail_under=0.9)),
         None,
         {"command": ["jsonmatch", SCRIPT]},
     )

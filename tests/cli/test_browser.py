@@ -218,7 +218,7 @@ def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of)
     from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
     from pytest_jsonmatch.engine.match import match_json
     from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
     from pytest_jsonmatch.reporting.verdicts.report import build_report
 
     schema = {
@@ -241,7 +241,7 @@ def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of)
         for k, (case_id, e, a) in enumerate(pairs)
     ]
     summary = summarize(comparisons)
-    report = build_report(summary, comparisons, verdict_of(summary, GateSettings()), None, {})
+    report = build_report(summary, comparisons, decision_of(summary, GateSettings()), None, {})
     page, problems, _ = page_of(report, "conformance.html")
     assert problems == []
     assert page.locator("#metrics th").all_inner_texts()[-1] == "valid"
@@ -506,7 +506,7 @@ def test_numbers_show_as_python_writes_them(page_of):
     from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
     from pytest_jsonmatch.engine.match import match_json
     from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
     from pytest_jsonmatch.reporting.verdicts.report import build_report
 
     expected = {"a": 1.0, "b": 1e-05, "c": 1e16, "d": 0.5, "e": 2**60 + 1, "f": 3786.13}
@@ -516,7 +516,7 @@ def test_numbers_show_as_python_writes_them(page_of):
         Pair("n", expected, actual, "n", "d.jsonl", 1), match_json(actual, expected), settings
     )
     summary = summarize([comparison])
-    report = build_report(summary, [comparison], verdict_of(summary, GateSettings()), None, {})
+    report = build_report(summary, [comparison], decision_of(summary, GateSettings()), None, {})
     page, problems, _ = page_of(report, "numbers.html")
     assert problems == [] and page.locator("details.case[open]").count() == 1
     cells = page.locator("table.side-by-side tbody tr").evaluate_all(

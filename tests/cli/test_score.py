@@ -431,7 +431,7 @@ def test_diff_of_runs_where_more_than_1023_cases_flip(tmp_path, jsonmatch_main):
 
     from pytest_jsonmatch.reporting.run_model.aggregate import summarize
     from pytest_jsonmatch.reporting.run_model.comparisons import FAILED, PASSED, Comparison
-    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
     from pytest_jsonmatch.reporting.verdicts.report import build_report, report_text
 
     def run(score: float, status) -> list[Comparison]:
@@ -449,7 +449,7 @@ def test_diff_of_runs_where_more_than_1023_cases_flip(tmp_path, jsonmatch_main):
 
     for name, comparisons in (("base.json", run(1.0, PASSED)), ("new.json", run(0.5, FAILED))):
         summary = summarize(comparisons)
-        report = build_report(summary, comparisons, verdict_of(summary, GateSettings()))
+        report = build_report(summary, comparisons, decision_of(summary, GateSettings()))
         (tmp_path / name).write_text(report_text(report), encoding="utf-8")
     proc = jsonmatch_main(
         "diff", str(tmp_path / "base.json"), str(tmp_path / "new.json"), "--format", "json"

@@ -12,7 +12,7 @@ from pytest_jsonmatch.reporting.run_model.comparisons import (
     ReportedField,
     Status,
 )
-from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 
@@ -70,7 +70,7 @@ def every_status_report() -> dict:
     assert {f.status for c in comparisons for f in c.fields} == set(FIELD_STATUSES)
     summary = summarize(comparisons)
     return build_report(
-        summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
+        summary, comparisons, decision_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
     )
 
 
@@ -111,7 +111,7 @@ def repeated_report() -> dict:
                 )
             )
     summary = summarize(comparisons)
-    return build_report(summary, comparisons, verdict_of(summary, GateSettings()))
+    return build_report(summary, comparisons, decision_of(summary, GateSettings()))
 
 
 def truncated_report() -> dict:
@@ -154,7 +154,7 @@ def truncated_report() -> dict:
     ]
     summary = summarize(comparisons)
     return build_report(
-        summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
+        summary, comparisons, decision_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
     )
 
 
@@ -204,5 +204,5 @@ def reviewer_report() -> dict:
     ]
     summary = summarize(comparisons)
     return build_report(
-        summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["pytest"]}
+        summary, comparisons, decision_of(summary, GateSettings()), None, {"command": ["pytest"]}
     )

@@ -12,7 +12,7 @@ import pytest
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import Comparison, ReportedField, Status
 from pytest_jsonmatch.reporting.verdicts.baseline import BaselineError, load_baseline
-from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report, load_report, report_text
 
 
@@ -35,7 +35,7 @@ def _report(*comparisons: Comparison) -> dict:
     summary = summarize(comparisons)
     # as the file holds it: each comparison's fields rows of a table of heads
     return json.loads(
-        report_text(build_report(summary, comparisons, verdict_of(summary, GateSettings())))
+        report_text(build_report(summary, comparisons, decision_of(summary, GateSettings())))
     )
 
 

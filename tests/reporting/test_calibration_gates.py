@@ -26,7 +26,7 @@ from pytest_jsonmatch.calibration.calibration_file import (
 from pytest_jsonmatch.calls.judge_calls import CalibrationSetup, JudgeSetup, judge_setup_from_text
 from pytest_jsonmatch.engine.judge import JudgeSettings
 from pytest_jsonmatch.reporting.verdicts.calibration_gates import judge_calibration
-from pytest_jsonmatch.reporting.verdicts.gates import GateVerdict
+from pytest_jsonmatch.reporting.verdicts.gates import GateDecision
 from pytest_jsonmatch.reporting.verdicts.provenance import (
     joined_parts,
     judge_setup_provenance,
@@ -118,9 +118,9 @@ def _provenance(tmp_path: Path, cal: Calibration | None, judge: JudgeSettings = 
     }
 
 
-def _judged(provenance: dict, gates: str) -> GateVerdict:
+def _judged(provenance: dict, gates: str) -> GateDecision:
     texts = parts.parse_gate_texts([(gates, GATES)])
-    verdict = GateVerdict()
+    verdict = GateDecision()
     judge_calibration(provenance, parts.parse_gates(texts, []), verdict)
     return verdict
 

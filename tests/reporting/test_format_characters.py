@@ -21,7 +21,7 @@ from pytest_jsonmatch.reporting.render.markdown import (
 )
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import ERROR, Comparison
-from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 from pytest_jsonmatch.reporting.verdicts.runs import Run, compare_runs
 from tests.cli.html_data import case_ids, page_data, reconstructed
@@ -73,7 +73,7 @@ def _report() -> dict:
     return build_report(
         summary,
         [comparison, error],
-        verdict_of(summary, GateSettings(fail_under=0.9)),
+        decision_of(summary, GateSettings(fail_under=0.9)),
         None,
         {"command": ["jsonmatch", f"score {RLO}x"]},
     )

@@ -40,8 +40,8 @@ from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, com
 from pytest_jsonmatch.reporting.verdicts.gates import (
     GateNames,
     GateSettings,
+    decision_of,
     parse_floors,
-    verdict_of,
 )
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 
@@ -103,7 +103,7 @@ def _floors(*lines: str):
 def _judged(**settings):
     summary = summarize(NOW)
     against = compare(cases_of(NOW), Baseline("base.json", 3, cases_of(BEFORE)))
-    verdict = verdict_of(summary, GateSettings(**{"names": PLUGIN_NAMES, **settings}), against)
+    verdict = decision_of(summary, GateSettings(**{"names": PLUGIN_NAMES, **settings}), against)
     return summary, against, verdict
 
 
@@ -299,7 +299,7 @@ def test_every_case_a_gate_quotes_is_in_the_changed_table_however_many(monkeypat
         _case(f"k{i}", "field_f1", 0.9 - 0.01 * i if i < 7 else 0.99, total=1.0) for i in range(8)
     ]
     against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
-    verdict = verdict_of(summarize(now), GateSettings(max_drop=0.5, max_case_drop=0.05), against)
+    verdict = decision_of(summarize(now), GateSettings(max_drop=0.5, max_case_drop=0.05), against)
     report = build_report(summarize(now), now, verdict, against)
     lines = summary_lines(report, width=100)
     start = next(i for i, line in enumerate(lines) if "changed most" in line)

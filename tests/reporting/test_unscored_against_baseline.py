@@ -10,7 +10,7 @@ from pytest_jsonmatch.reporting.render.text import error_cause
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import Comparison, ReportedField, Status
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
-from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 
 
 def _comparison(case_id: str, score: float, error: str = "") -> Comparison:
@@ -70,7 +70,7 @@ def test_an_outage_fails_as_unscored_and_never_as_dropped_cases():
     now = [_comparison(f"c{n}", 1.0) for n in range(2)]
     now += [_comparison(f"c{n}", 0.0, error=DOWN) for n in range(2, 8)]
     held = _held(before, now)
-    verdict = verdict_of(summarize(now), GateSettings(max_drop=0.0), held)
+    verdict = decision_of(summarize(now), GateSettings(max_drop=0.0), held)
     # 6 of 8 unscored, above the 25% a passing gate allows: that one failure, and no case
     # "dropped from 1.0000 to 0.0000", no mean drop, no baseline that shares too few cases
     assert verdict.failures == [
@@ -84,7 +84,7 @@ def test_one_unscored_case_within_the_share_is_no_drop_either():
     before = [_comparison(f"c{n}", 1.0) for n in range(8)]
     now = [_comparison(f"c{n}", 1.0) for n in range(7)] + [_comparison("c7", 0.0, error=DOWN)]
     held = _held(before, now)
-    verdict = verdict_of(summarize(now), GateSettings(max_drop=0.0), held)
+    verdict = decision_of(summarize(now), GateSettings(max_drop=0.0), held)
     # 1 of 8 = 12.5% unscored is within 25%; the 7 compared cases did not move
     assert verdict.failures == []
     assert (held.shared, held.unscored) == (7, ("c7",))

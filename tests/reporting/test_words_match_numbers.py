@@ -22,7 +22,7 @@ from pytest_jsonmatch.reporting.render.text import summary_lines, verdict_lines
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import PASSED, Comparison, ReportedField
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
-from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 X_NOW = [0.99, 0.95, 0.98, 0.94, 0.99]
@@ -71,7 +71,7 @@ def report():
     before, now = _run([1.0] * 5), _run(X_NOW)
     against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
     summary = summarize(now)
-    verdict = verdict_of(summary, GateSettings(max_drop=0.01, max_case_drop=0.5), against)
+    verdict = decision_of(summary, GateSettings(max_drop=0.01, max_case_drop=0.5), against)
     return build_report(summary, now, verdict, against)
 
 
@@ -99,7 +99,7 @@ def test_includes_no_change_is_said_only_of_an_interval_that_includes_zero():
     # x alone, with a spread that leaves zero inside the interval: -0.01, -0.09, +0.02, ...
     before, now = _run([1.0] * 5), _run([0.99, 0.91, 1.0, 0.98, 0.97])
     against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
-    verdict = verdict_of(summarize(now), GateSettings(max_drop=0.01, max_case_drop=0.5), against)
+    verdict = decision_of(summarize(now), GateSettings(max_drop=0.01, max_case_drop=0.5), against)
     (warning,) = [w for w in verdict.warnings if w.startswith("field x")]
     low, high = (
         float(v) for v in re.search(r"interval (\S+) to (\S+) includes no change", warning).groups()

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from .gates import GateSettings, GateVerdict
+from .gates import GateDecision, GateSettings
 
 RECALIBRATE = "re-run `jsonmatch calibrate`"
 
@@ -66,19 +66,19 @@ def judge_changes(provenance: Mapping[str, object]) -> list[str]:
 
 
 def judge_calibration(
-    provenance: Mapping[str, object], gates: GateSettings, verdict: GateVerdict
+    provenance: Mapping[str, object], gates: GateSettings, decision: GateDecision
 ) -> None:
-    """The calibration's gates, and its judge held to the run's, into ``verdict``."""
+    """The calibration's gates, and its judge held to the run's, into ``decision``."""
     calibration = _mapping(provenance.get("calibration"))
     file = str(calibration.get("file") or "measured in the run")
     changed = judge_changes(provenance)
     if changed:
-        verdict.warnings.append(
+        decision.warnings.append(
             f"the judge's calibration ({file}) measured another judge than this run's "
             f"({'; '.join(changed)}): {RECALIBRATE}; the judge_* gates fail until then"
         )
     if calibration.get("stale"):
-        verdict.warnings.append(
+        decision.warnings.append(
             f"the judge's calibration ({file}) is out of date: {calibration['stale']}: "
             f"{RECALIBRATE}; the judge_* gates fail until then"
         )
@@ -89,9 +89,9 @@ def judge_calibration(
         name = f"{getattr(gates.names, floor.field)} {limit:.4f}"
         why = _unheld(calibration, file, changed, floor)
         if why:
-            verdict.failures.append(f"{name}: {why}: nothing to hold to it")
+            decision.failures.append(f"{name}: {why}: nothing to hold to it")
             continue
-        _held(calibration, floor, limit, name, verdict)
+        _held(calibration, floor, limit, name, decision)
 
 
 def _unheld(calibration: Mapping[str, object], file: str, changed: list[str], floor: _Floor) -> str:
@@ -123,7 +123,7 @@ def _held(
     floor: _Floor,
     limit: float,
     name: str,
-    verdict: GateVerdict,
+    decision: GateDecision,
 ) -> None:
     from ..run_model.aggregate import SCORE_EPSILON
 
@@ -142,4 +142,4 @@ def _held(
     else:
         failed = low < limit - SCORE_EPSILON
         verdict_text = f"{what} is {'below' if failed else 'at least'} {name}"
-    (verdict.failures if failed else verdict.checked).append(verdict_text)
+    (decision.failures if failed else decision.checked).append(verdict_text)

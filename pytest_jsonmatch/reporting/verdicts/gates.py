@@ -76,7 +76,7 @@ class Floor(HashedSlotted):
 
 
 class GateNames(HashedSlotted):
-    """What each gate setting is called where the verdict is read (an ini setting of the
+    """What each gate setting is called where the decision is read (an ini setting of the
     plugin, a flag of the command line): a message names the setting its reader can change.
     The caller that reads the settings gives them; this module knows no spelling."""
 
@@ -308,7 +308,7 @@ def with_fields(settings: GateSettings, values: Mapping[str, object]) -> GateSet
     return settings.replace(**values)
 
 
-class GateVerdict(Slotted):
+class GateDecision(Slotted):
     """What the gates said of a run: the failures that fail it, the warnings, the gates
     passed, and what the reports must show for every figure quoted."""
 
@@ -546,15 +546,15 @@ def _as_instance_path(field_path: str) -> str:
 # -- judging ------------------------------------------------------------------------------------
 
 
-def verdict_of(
+def decision_of(
     summary: Summary,
     settings: GateSettings,
     baseline: BaselineComparison | None = None,
     label: str = "baseline",
     unscored: bool = True,
     baseline_path: str = "",
-) -> GateVerdict:
-    """The run's verdict: why it fails its gates, what to look at though it passes, and
+) -> GateDecision:
+    """The run's gate decision: why it fails its gates, what to look at though it passes, and
     which gates it passed. Every number a message quotes is one a table of the report shows:
     the overall score, a field's row in its group's table, a shared case's two scores.
     ``label`` names what the run is held against in the words of a gate passed. A run whose
@@ -566,40 +566,40 @@ def verdict_of(
     from ..run_model.aggregate import SCORE_EPSILON
     from .undecided_verdicts import undecided_failure
 
-    verdict = GateVerdict()
+    decision = GateDecision()
     if summary.overall is None:
-        nothing_counted(summary, settings, verdict, baseline_path)
-        return verdict
+        nothing_counted(summary, settings, decision, baseline_path)
+        return decision
     names = settings.names
     if settings.fail_under is not None:
         if summary.overall < settings.fail_under - SCORE_EPSILON:
-            verdict.failures.append(
+            decision.failures.append(
                 f"overall score {summary.overall:.4f} is below "
                 f"{names.fail_under} {settings.fail_under:.4f}"
             )
         else:
-            verdict.checked.append(
+            decision.checked.append(
                 f"overall score {summary.overall:.4f} is at least "
                 f"{names.fail_under} {settings.fail_under:.4f}"
             )
-    _valid_shares(summary, settings, verdict)
-    _floors(summary, settings, verdict)
+    _valid_shares(summary, settings, decision)
+    _floors(summary, settings, decision)
     if baseline is not None:
-        _baseline(baseline, settings, verdict, label, summary.groups)
-        _regressions(baseline, settings, verdict)
+        _baseline(baseline, settings, decision, label, summary.groups)
+        _regressions(baseline, settings, decision)
     failure = unscored_failure(summary.errors, summary.count) if unscored else ""
     if failure:
-        verdict.checked.clear()
-        verdict.failures.insert(0, failure)
+        decision.checked.clear()
+        decision.failures.insert(0, failure)
     undecided = undecided_failure(summary.undecided, summary.undecided_why) if unscored else ""
     if undecided:  # whatever share of the run it is: a judge's silence is no verdict
-        verdict.checked.clear()
-        verdict.failures.insert(0, undecided)
-    return verdict
+        decision.checked.clear()
+        decision.failures.insert(0, undecided)
+    return decision
 
 
 def nothing_counted(
-    summary: Summary, settings: GateSettings, verdict: GateVerdict, baseline_path: str = ""
+    summary: Summary, settings: GateSettings, decision: GateDecision, baseline_path: str = ""
 ) -> None:
     """The gates given a run that counted no case, each with nothing to hold: every case it
     compared quarantined or marked xfail, or no case compared at all. Each is a failure that
@@ -614,12 +614,12 @@ def nothing_counted(
     xfailed, xpassed = summary.xfailed, summary.xpassed
     if not settings.part_of_suite:
         why = uncounted_why(quarantined, xfailed, xpassed)
-        verdict.failures += [f"{gate}: {why}: nothing to hold to it" for gate in given]
+        decision.failures += [f"{gate}: {why}: nothing to hold to it" for gate in given]
         return
     left_out = [f"{quarantined} quarantined"] if quarantined else []
     left_out += [f"{xfailed} xfailed", f"{xpassed} xpassed"] if xfailed or xpassed else []
     one = len(given) == 1
-    verdict.warnings.append(
+    decision.warnings.append(
         f"{len(given)} gate{'' if one else 's'} not held, as this run is part of the suite "
         f"({settings.part_of_suite}) and counted no case"
         + (f" ({', '.join(left_out)})" if left_out else "")
@@ -680,7 +680,7 @@ def unscored_failure(errors: int, count: int, whose: str = "") -> str:
     )
 
 
-def _valid_shares(summary: Summary, settings: GateSettings, verdict: GateVerdict) -> None:
+def _valid_shares(summary: Summary, settings: GateSettings, decision: GateDecision) -> None:
     """Per metric, the share of answers valid against their schema against ``min_valid``."""
     from ..run_model.aggregate import SCORE_EPSILON
 
@@ -689,12 +689,12 @@ def _valid_shares(summary: Summary, settings: GateSettings, verdict: GateVerdict
         return
     tallies = {metric: tally for metric, tally in summary.metrics.items() if tally.checked}
     if not tallies and settings.part_of_suite:  # (the part may hold none of them)
-        verdict.warnings.append(
+        decision.warnings.append(
             f"1 gate not held, as this run is part of the suite ({settings.part_of_suite}) "
             f"and checked no answer against a schema: {name} {floor:.4f}"
         )
     elif not tallies:
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{name} {floor:.4f}: no answer was checked against a schema "
             f"(give the comparisons a schema)"
         )
@@ -705,9 +705,9 @@ def _valid_shares(summary: Summary, settings: GateSettings, verdict: GateVerdict
             f"valid against their schema)"
         )
         if share < floor - SCORE_EPSILON:
-            verdict.failures.append(f"{what} is below {name} {floor:.4f}")
+            decision.failures.append(f"{what} is below {name} {floor:.4f}")
         else:
-            verdict.checked.append(f"{what} is at least {name} {floor:.4f}")
+            decision.checked.append(f"{what} is at least {name} {floor:.4f}")
 
 
 def _scored(aggregate: FieldAggregate) -> bool:
@@ -715,7 +715,7 @@ def _scored(aggregate: FieldAggregate) -> bool:
     return aggregate.scored > 0
 
 
-def _floors(summary: Summary, settings: GateSettings, verdict: GateVerdict) -> None:
+def _floors(summary: Summary, settings: GateSettings, decision: GateDecision) -> None:
     from ..run_model.aggregate import SCORE_EPSILON
 
     names, groups = settings.names, summary.groups
@@ -737,13 +737,13 @@ def _floors(summary: Summary, settings: GateSettings, verdict: GateVerdict) -> N
             skipped.append(repr(floor.text))
             continue
         if not rows:
-            _unmatched(floor, summary, tables, settings, verdict)
+            _unmatched(floor, summary, tables, settings, decision)
             continue
         for key, path, aggregate in rows:
             mean = aggregate.mean_score
             if mean < floor.score - SCORE_EPSILON:
                 named = "" if floor.pattern == path else f", floor {floor.text!r}"
-                verdict.failures.append(
+                decision.failures.append(
                     f"field {path} ({key}): mean score {mean:.4f} is below "
                     f"its floor {floor.score:.4f}{named}"
                 )
@@ -751,13 +751,13 @@ def _floors(summary: Summary, settings: GateSettings, verdict: GateVerdict) -> N
                 held += 1
     if skipped:
         one = len(skipped) == 1
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{names.floors}: {len(skipped)} floor{'' if one else 's'} not held, as this run "
             f"is part of the suite ({settings.part_of_suite}) and ran no field "
             f"{'it matches' if one else 'they match'}: {', '.join(skipped)}"
         )
     if settings.floors and held:
-        verdict.checked.append(
+        decision.checked.append(
             f"{names.floors}: {held} field row{'' if held == 1 else 's'} "
             f"at or above {'its' if held == 1 else 'their'} floor"
         )
@@ -768,7 +768,7 @@ def _unmatched(
     summary: Summary,
     tables: Mapping[str, Mapping[str, FieldAggregate]],
     settings: GateSettings,
-    verdict: GateVerdict,
+    decision: GateDecision,
 ) -> None:
     """A floor that matched no scored field: a group or a path that is not the run's (a typo:
     the names meant are suggested), or a field of the run that no case scored (said why:
@@ -791,9 +791,9 @@ def _unmatched(
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         message = f"floor {floor.text!r} matched no scored field of this run{hint}"
     if settings.strict:
-        verdict.failures.append(message)
+        decision.failures.append(message)
     else:
-        verdict.warnings.append(f"{message} ({settings.names.strict} fails the run)")
+        decision.warnings.append(f"{message} ({settings.names.strict} fails the run)")
 
 
 NAMED_CASES = 5  # the cases a message names before "and N more"
@@ -849,7 +849,7 @@ def _cases_named(cases: Sequence[str]) -> str:
 def _baseline(
     comparison: BaselineComparison,
     settings: GateSettings,
-    verdict: GateVerdict,
+    decision: GateDecision,
     label: str,
     groups: Mapping[str, Mapping[str, FieldAggregate]] | None = None,
 ) -> None:
@@ -857,8 +857,8 @@ def _baseline(
 
     limit = settings.max_drop
     diff = comparison.difference
-    failed = len(verdict.failures)
-    _overlap(comparison, verdict, label)
+    failed = len(decision.failures)
+    _overlap(comparison, decision, label)
     if comparison.shared and -diff.mean > limit + SCORE_EPSILON:
         assert comparison.before is not None and comparison.after is not None
         what = (
@@ -867,7 +867,7 @@ def _baseline(
             f"shared case{'' if comparison.shared == 1 else 's'})"
         )
         sides = (comparison.before, comparison.after)
-        rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, settings, verdict)
+        rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, settings, decision)
     for delta in comparison.fields:
         d = delta.difference
         if -d.mean > limit + SCORE_EPSILON:
@@ -876,18 +876,18 @@ def _baseline(
                 f"{printed_drop(delta.before, delta.after)} ({delta.before:.4f} -> "
                 f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})"
             )
-            verdict.quoted_fields.append((delta.group, delta.path))
-            _quote(verdict, delta.worse[:NAMED_CASES])
+            decision.quoted_fields.append((delta.group, delta.path))
+            _quote(decision, delta.worse[:NAMED_CASES])
             clear = delta.significant and d.mean < 0
             sides = (delta.before, delta.after)
             # (a floor holds this run's tables: named against a baseline, not a reference)
             floor = _failing_floor(delta, limit, settings, groups) if label == "baseline" else ""
-            rule_on_drop(what, clear, d, sides, limit, settings, verdict, delta, floor)
-    if comparison.shared and len(verdict.failures) == failed:
+            rule_on_drop(what, clear, d, sides, limit, settings, decision, delta, floor)
+    if comparison.shared and len(decision.failures) == failed:
         from .changes import change_text
 
         assert comparison.before is not None and comparison.after is not None
-        verdict.checked.append(
+        decision.checked.append(
             f"{label} ({settings.mode}): mean change "
             f"{change_text(comparison.before, comparison.after)} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
@@ -895,8 +895,8 @@ def _baseline(
         )
 
 
-def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -> None:
-    """Too few shared cases fail the run: a verdict over the cases both runs hold says nothing
+def _overlap(comparison: BaselineComparison, decision: GateDecision, label: str) -> None:
+    """Too few shared cases fail the run: a decision over the cases both runs hold says nothing
     of the others (case_matching.py, ``MIN_SHARED``)."""
     from .case_matching import MIN_SHARED
 
@@ -916,16 +916,16 @@ def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -
             "keep that run's report (--jsonmatch-report=PATH) as the baseline, or add at most "
             f"{shared} cases at a time (docs/ci.md: a suite that more than doubles)"
         )
-    verdict.failures.append(
+    decision.failures.append(
         f"{name} shares {shared} of this run's {compared} "
         f"case{'' if compared == 1 else 's'}, fewer than the {MIN_SHARED:.0%} a verdict "
         f"against it needs{why}"
     )
 
 
-def _quote(verdict: GateVerdict, cases: Iterable[str]) -> None:
+def _quote(decision: GateDecision, cases: Iterable[str]) -> None:
     """The cases a message quotes, each once, for the tables to show."""
-    verdict.quoted_cases.extend(c for c in cases if c not in verdict.quoted_cases)
+    decision.quoted_cases.extend(c for c in cases if c not in decision.quoted_cases)
 
 
 def printed_drop(before: float, after: float) -> str:
@@ -936,7 +936,7 @@ def printed_drop(before: float, after: float) -> str:
 
 
 def _regressions(
-    comparison: BaselineComparison, settings: GateSettings, verdict: GateVerdict
+    comparison: BaselineComparison, settings: GateSettings, decision: GateDecision
 ) -> None:
     """A shared case that got clearly worse blocks the run, whatever its threshold, until
     someone accepts it (a new baseline, or ``allow_regressions``)."""
@@ -947,32 +947,32 @@ def _regressions(
     setting = names.max_case_drop if settings.max_case_drop is not None else names.max_drop
     dropped = [d for d in comparison.cases if -d.delta > limit + SCORE_EPSILON]
     allowed = settings.allow_regressions
-    _quote(verdict, [d.case_id for d in dropped])
+    _quote(decision, [d.case_id for d in dropped])
     if len(dropped) > allowed:
         for d in dropped:
             where = f" ({d.where})" if d.where else ""
-            verdict.failures.append(
+            decision.failures.append(
                 f"case {d.case_id}{where} dropped from {d.before:.4f} to "
                 f"{d.after:.4f}, by more than {setting} {limit:.4f}"
             )
-            verdict.blocked.append((d.case_id, setting))
+            decision.blocked.append((d.case_id, setting))
         if allowed:
-            verdict.failures.append(
+            decision.failures.append(
                 f"{len(dropped)} cases dropped, more than {names.allow_regressions} {allowed}"
             )
     elif dropped:
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{len(dropped)} case{'' if len(dropped) == 1 else 's'} dropped by "
             f"more than {setting} {limit:.4f}, allowed by "
             f"{names.allow_regressions} {allowed}: "
             f"{', '.join(d.case_id for d in dropped)}"
         )
-        verdict.checked.append(
+        decision.checked.append(
             f"case regressions: {len(dropped)} of {comparison.shared} shared "
             f"cases dropped, {names.allow_regressions} {allowed}"
         )
     elif comparison.shared:
-        verdict.checked.append(
+        decision.checked.append(
             f"case regressions: no shared case of {comparison.shared} dropped "
             f"by more than {setting} {limit:.4f}"
         )
@@ -1006,7 +1006,7 @@ def rule_on_drop(
     sides: tuple[float, float],
     limit: float,
     settings: GateSettings,
-    verdict: GateVerdict,
+    decision: GateDecision,
     row: FieldDelta | None = None,
     floor: str = "",
 ) -> None:
@@ -1023,7 +1023,7 @@ def rule_on_drop(
     if row is not None and row.worse:
         beyond += f"; worse in {_cases_named(row.worse)}"
     if settings.mode == "strict":
-        verdict.failures.append(f"{what}{beyond}: {names.strict_mode} fails any drop beyond it")
+        decision.failures.append(f"{what}{beyond}: {names.strict_mode} fails any drop beyond it")
     elif clear:
         interval = f"95% interval {interval_text(*sides, diff.mean, diff.low, diff.high)}"
         holm = (
@@ -1031,12 +1031,12 @@ def rule_on_drop(
             if row is None
             else f", Holm-adjusted p = {p_text(row.holm_p)} across {row.family} field rows"
         )
-        verdict.failures.append(f"{what}{beyond} ({interval}{holm})")
+        decision.failures.append(f"{what}{beyond} ({interval}{holm})")
     else:
         fails = f"{names.strict_mode} fails it" + (
             f", and so does a floor {floor}" if floor else ""
         )
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{what}{beyond}, but it may be noise: {_noise(diff, sides, row)}, so the "
             f"statistical rule passes it ({fails})"
         )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..run_model.comparisons import XFAILED, Comparison
 from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
-from .gates import GateSettings, GateVerdict, printed_drop, rule_on_drop, uncounted_why
+from .gates import GateDecision, GateSettings, printed_drop, rule_on_drop, uncounted_why
 from .reliability import (
     CaseRepeats,
     Estimate,
@@ -120,18 +120,18 @@ def reliability_section(
     gates: GateSettings,
     group_by: str,
     against: BaselineComparison | None = None,
-    verdict: GateVerdict | None = None,
+    decision: GateDecision | None = None,
     passes: FieldPasses | None = None,
 ) -> ReliabilityDict | None:
     """The report's ``reliability`` (None: no case ran more than once), judged into
-    ``verdict`` where one is given (a run that judges its gates); its per-field figures
+    ``decision`` where one is given (a run that judges its gates); its per-field figures
     from the comparisons' field records, or from ``passes`` where they keep none."""
     found = reliability(comparisons, gates.pass_k or 0, group_by, passes)
     change = None
     if found is not None and against is not None and against.baseline.runs:
         change = against_baseline(found, against, against.baseline.runs)
-    if verdict is not None:
-        hold_reliability(found, change, gates, verdict, _uncounted(comparisons))
+    if decision is not None:
+        hold_reliability(found, change, gates, decision, _uncounted(comparisons))
     if found is None:
         return None
     section = found.to_dict()
@@ -155,14 +155,14 @@ def hold_reliability(
     found: Reliability | None,
     change: ReliabilityChange | None,
     gates: GateSettings,
-    verdict: GateVerdict,
+    decision: GateDecision,
     uncounted: str = "",
 ) -> None:
-    """The reliability gates' failures, warnings and passes, into ``verdict`` (``uncounted``:
+    """The reliability gates' failures, warnings and passes, into ``decision`` (``uncounted``:
     why the run counted no case, where it counted none)."""
     names = gates.names
     if found is not None and found.given and found.too_few_runs:
-        verdict.failures.append(
+        decision.failures.append(
             f"{names.pass_k} {found.k} is more than the runs of "
             f"{_named(found.too_few_runs)}: pass^{found.k} and pass@{found.k} cannot be "
             f"estimated from fewer runs (repeat those cases {found.k} times or more, or "
@@ -173,23 +173,23 @@ def hold_reliability(
         ("pass@", gates.min_pass_at_k, names.min_pass_at_k, found.pass_at if found else None),
     ]
     if found is None and gates.part_of_suite:
-        _not_held(gates, verdict)
+        _not_held(gates, decision)
         return
     for symbol, floor, name, figure in floors:
         if floor is not None:
-            _floor(symbol, floor, name, figure, found, verdict, uncounted)
+            _floor(symbol, floor, name, figure, found, decision, uncounted)
     if gates.min_pass_hat_k is not None or gates.min_pass_at_k is not None:
         if found is not None and found.too_few_scored:
-            verdict.warnings.append(
+            decision.warnings.append(
                 f"{_named(found.too_few_scored)}: fewer than k = {found.k} scored runs, left "
                 f"out of pass^{found.k} and pass@{found.k} (their unscored runs count as "
                 f"neither success nor failure)"
             )
     if change is not None and gates.max_pass_drop is not None and found is not None:
-        _drops(found.k, change, gates, verdict)
+        _drops(found.k, change, gates, decision)
 
 
-def _not_held(gates: GateSettings, verdict: GateVerdict) -> None:
+def _not_held(gates: GateSettings, decision: GateDecision) -> None:
     """A run of part of the suite that ran no repeated case holds no floor of pass^k or
     pass@k: the repeated cases are in the part it did not run (as a field floor that matches
     none of its fields is skipped, gates.py). The floors given are named in one warning."""
@@ -203,7 +203,7 @@ def _not_held(gates: GateSettings, verdict: GateVerdict) -> None:
         if floor is not None
     ]
     if given:
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{len(given)} gate{'' if len(given) == 1 else 's'} not held, as this run is part "
             f"of the suite ({gates.part_of_suite}) and ran no repeated case: {', '.join(given)}"
         )
@@ -222,7 +222,7 @@ def _floor(
     name: str,
     figure: Estimate | None,
     found: Reliability | None,
-    verdict: GateVerdict,
+    decision: GateDecision,
     uncounted: str = "",
 ) -> None:
     """The run's pass^k or pass@k (``symbol``) against its floor."""
@@ -234,19 +234,19 @@ def _floor(
             if found is None
             else f"no repeated case has k = {found.k} scored runs"
         )
-        verdict.failures.append(f"{name} {floor:.4f}: {why}: nothing to hold to it")
+        decision.failures.append(f"{name} {floor:.4f}: {why}: nothing to hold to it")
         return
     what = (
         f"{symbol}{found.k} {figure.mean:.4f} over {figure.cases} repeated "
         f"case{'' if figure.cases == 1 else 's'}"
     )
     if figure.mean < floor - SCORE_EPSILON:
-        verdict.failures.append(f"{what} is below {name} {floor:.4f}")
+        decision.failures.append(f"{what} is below {name} {floor:.4f}")
     else:
-        verdict.checked.append(f"{what} is at least {name} {floor:.4f}")
+        decision.checked.append(f"{what} is at least {name} {floor:.4f}")
 
 
-def _drops(k: int, change: ReliabilityChange, gates: GateSettings, verdict: GateVerdict) -> None:
+def _drops(k: int, change: ReliabilityChange, gates: GateSettings, decision: GateDecision) -> None:
     """pass^k and pass@k against the baseline, each by the rule of the mean (gates.rule_on_drop),
     its messages naming max_pass_drop."""
     from ..run_model.aggregate import SCORE_EPSILON
@@ -258,7 +258,7 @@ def _drops(k: int, change: ReliabilityChange, gates: GateSettings, verdict: Gate
     rule = gates.replace(
         max_drop=limit, names=gates.names.replace(max_drop=gates.names.max_pass_drop)
     )
-    failed = len(verdict.failures)
+    failed = len(decision.failures)
     for symbol, figure in (("pass^", change.pass_hat), ("pass@", change.pass_at)):
         diff = figure.difference
         if figure.before is None or figure.after is None:
@@ -270,17 +270,17 @@ def _drops(k: int, change: ReliabilityChange, gates: GateSettings, verdict: Gate
                 f"case{'' if diff.n == 1 else 's'})"
             )
             sides = (figure.before, figure.after)
-            rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, rule, verdict)
-    if change.shared and len(verdict.failures) == failed:
+            rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, rule, decision)
+    if change.shared and len(decision.failures) == failed:
         hat = change.pass_hat
         assert hat.before is not None and hat.after is not None
-        verdict.checked.append(
+        decision.checked.append(
             f"pass^{k} against the baseline ({gates.mode}): change "
             f"{change_text(hat.before, hat.after)} over {change.shared} shared repeated "
             f"case{'' if change.shared == 1 else 's'}, {gates.names.max_pass_drop} {limit:.4f}"
         )
     if not change.shared:
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{gates.names.max_pass_drop} {limit:.4f}: no shared repeated case has k = {k} "
             f"scored runs in both runs: nothing to hold against the baseline"
         )

@@ -45,7 +45,7 @@ from ..run_model.report_types import (
     WorkerDeathDict,
 )
 from ..run_model.validation import REPORT_VERSION, check_report
-from .gates import GateSettings, GateVerdict, verdict_of
+from .gates import GateDecision, GateSettings, decision_of
 from .money import money
 from .stats import percentile
 
@@ -200,8 +200,8 @@ def conclude(
     reads: SummaryReads = SummaryReads(),  # noqa: B008 (a frozen dataclass)
     counts: FieldCounts | None = None,
     notes: Sequence[str] = (),
-) -> tuple[Report, GateVerdict]:
-    """A run's report and verdict from its comparisons: aggregated, held against the
+) -> tuple[Report, GateDecision]:
+    """A run's report and gate decision from its comparisons: aggregated, held against the
     ``baseline``, judged by the ``gates``; its named ``targets`` side by side, each held to
     the reference ``versus`` names (versus.py). A run that ``stopped`` early (why, in words) is
     marked incomplete, and no gate of it is judged as passed: its missing cases would pass
@@ -249,7 +249,7 @@ def _conclude(
     reads: SummaryReads,
     counts: FieldCounts | None,
     notes: Sequence[str] = (),
-) -> tuple[Report, GateVerdict]:
+) -> tuple[Report, GateDecision]:
     if counts is None and not reads.records:
         raise ValueError("comparisons without field records need their field counts")
     summary = summarize(
@@ -265,20 +265,20 @@ def _conclude(
         if baseline is not None and summary.count
         else None
     )
-    verdict = (
-        verdict_of(summary, gates, against, baseline_path=baseline.path if baseline else "")
+    decision = (
+        decision_of(summary, gates, against, baseline_path=baseline.path if baseline else "")
         if not_decided_why is None
-        else GateVerdict(not_judged=not_decided_why)
+        else GateDecision(not_judged=not_decided_why)
     )
     if against is not None and baseline is not None:  # said, not failed (provenance.py)
         from .provenance import provenance_changes
 
-        verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
+        decision.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
     if "quarantine" in run.get("provenance", {}) or notes:
         from .quarantine import quarantine_lines
 
-        verdict.warnings += quarantine_lines(summary.cases.values(), run.get("provenance", {}))
-        verdict.warnings += notes
+        decision.warnings += quarantine_lines(summary.cases.values(), run.get("provenance", {}))
+        decision.warnings += notes
     reliable = None
     floors = (gates.min_pass_hat_k, gates.min_pass_at_k)
     if any(floor is not None for floor in floors) or any(c.repeat for c in comparisons):
@@ -291,7 +291,7 @@ def _conclude(
             gates,
             group_by,
             against,
-            verdict if not_decided_why is None else None,
+            decision if not_decided_why is None else None,
             None if counts is None else counts.passes,
         )
     side = (
@@ -302,7 +302,7 @@ def _conclude(
             gates,
             group_by=group_by,
             repeat_rule=repeat_rule,
-            verdict=verdict if not_decided_why is None else GateVerdict(),
+            decision=decision if not_decided_why is None else GateDecision(),
         )
         if targets and summary.count
         else None
@@ -311,21 +311,21 @@ def _conclude(
     if not_decided_why is None and (gates.holds_judge or "calibration" in provenance):
         from .calibration_gates import judge_calibration  # (loaded only for a run that has one)
 
-        judge_calibration(provenance, gates, verdict)
+        judge_calibration(provenance, gates, decision)
     run = {**run, "complete": stopped is None}
     if stopped is not None:
         run["stopped"] = stopped
-        verdict.checked.clear()
-        verdict.failures.insert(
+        decision.checked.clear()
+        decision.failures.insert(
             0, f"the run did not finish ({stopped}): no gate is judged as passed on a partial run"
         )
     listed = comparisons if reads.whole else [c for c in comparisons if reads.reads(c)]
-    report = build_report(summary, listed, verdict, against, run)
+    report = build_report(summary, listed, decision, against, run)
     if side is not None:
         report["targets"] = side
     if reliable is not None:
         report["reliability"] = reliable
-    return report, verdict
+    return report, decision
 
 
 def not_decided(updated: int, shard: tuple[int, int] | None = None) -> str | None:
@@ -349,7 +349,7 @@ def not_decided(updated: int, shard: tuple[int, int] | None = None) -> str | Non
 def build_report(
     summary: Summary,
     comparisons: Sequence[Comparison],
-    verdict: GateVerdict,
+    decision: GateDecision,
     baseline: BaselineComparison | None = None,
     run: RunInfo | None = None,
 ) -> Report:
@@ -360,7 +360,7 @@ def build_report(
         **_summary(summary, run),
         "cases": [case_dict(case, summary.group_by) for case in summary.cases.values()],
         "comparisons": [c.to_dict() for c in ordered],
-        "gates": verdict.to_dict(),
+        "gates": decision.to_dict(),
     }
     if baseline is not None:
         data["baseline"] = baseline_section(baseline)
@@ -369,13 +369,13 @@ def build_report(
 
 def report_head(
     summary: Summary,
-    verdict: GateVerdict,
+    decision: GateDecision,
     baseline: BaselineComparison | None = None,
     run: RunInfo | None = None,
 ) -> ReportHead:
     """Everything of a report but its ``cases`` and ``comparisons`` (a run streamed case by
     case writes those from where it kept them: spool.py)."""
-    head: ReportHead = {**_summary(summary, run), "gates": verdict.to_dict()}
+    head: ReportHead = {**_summary(summary, run), "gates": decision.to_dict()}
     if baseline is not None:
         head["baseline"] = baseline_section(baseline)
     return head
@@ -518,7 +518,7 @@ def _targets_section(
     *,
     group_by: GroupBy,
     repeat_rule: RepeatRule,
-    verdict: GateVerdict,
+    decision: GateDecision,
 ) -> TargetsDict | None:
     """The named targets side by side (versus.py, loaded when a run has targets)."""
     from .versus import VersusSettings, targets_section
@@ -531,7 +531,7 @@ def _targets_section(
         gates,
         group_by=group_by,
         repeat_rule=repeat_rule,
-        verdict=verdict,
+        decision=decision,
     )
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...engine.core.errors import ConfigError, did_you_mean
-from .gates import GateSettings, GateVerdict, unscored_failure, verdict_of
+from .gates import GateDecision, GateSettings, decision_of, unscored_failure
 from .money import money
 
 if TYPE_CHECKING:  # the settings load with the session; the comparison, once it compares
@@ -181,10 +181,10 @@ def targets_section(
     *,
     group_by: GroupBy,
     repeat_rule: RepeatRule,
-    verdict: GateVerdict,
+    decision: GateDecision,
 ) -> TargetsDict | None:
     """The run's targets side by side (None: fewer than two ran). What the gates find goes
-    into ``verdict``: each target's overall score against ``fail_under`` (a pooled score
+    into ``decision``: each target's overall score against ``fail_under`` (a pooled score
     could hide a target below it), and, with a reference set, each other target held to it."""
     from ..run_model.aggregate import summarize
     from ..run_model.validation import REPORT_VERSION
@@ -198,13 +198,13 @@ def targets_section(
             summaries[name].errors, summaries[name].count, f"target {name}: "
         )
         if failure:
-            verdict.failures.append(failure)
+            decision.failures.append(failure)
     if gates.fail_under is not None or gates.min_valid is not None:
         for name in ran:
             _add(
-                verdict,
+                decision,
                 f"target {name}: ",
-                verdict_of(
+                decision_of(
                     summaries[name],
                     GateSettings(
                         fail_under=gates.fail_under,
@@ -217,7 +217,7 @@ def targets_section(
                 name,
             )
     if settings.gated and settings.reference not in split:
-        verdict.warnings.append(
+        decision.warnings.append(
             f"{settings.what}: the reference target {settings.reference!r} did not run in this "
             f"session (targets that ran: {', '.join(ran) or 'none'}): no target was held to it"
         )
@@ -246,25 +246,25 @@ def targets_section(
             now = cases_of(split[name], repeat_rule, group_by)
             against = compare(now, base, uncounted=uncounted_of(split[name]))
             _add(
-                verdict,
+                decision,
                 said,
-                verdict_of(
+                decision_of(
                     summaries[name], rules, against, label=f"reference {reference}", unscored=False
                 ),
                 name,
             )
-            _limits(said, rows[name], rows[reference], settings, verdict)
+            _limits(said, rows[name], rows[reference], settings, decision)
     return data
 
 
-def _add(verdict: GateVerdict, said: str, found: GateVerdict, target: str) -> None:
-    """One target's verdict added to the run's, each message after ``said`` (which target,
+def _add(decision: GateDecision, said: str, found: GateDecision, target: str) -> None:
+    """One target's decision added to the run's, each message after ``said`` (which target,
     against which), each case it names as the run names it."""
-    verdict.failures += [said + m for m in found.failures]
-    verdict.warnings += [said + m for m in found.warnings]
-    verdict.checked += [said + m for m in found.checked]
-    verdict.blocked += [(_target_case(case_id, target), gate) for case_id, gate in found.blocked]
-    verdict.quoted_cases += [_target_case(case_id, target) for case_id in found.quoted_cases]
+    decision.failures += [said + m for m in found.failures]
+    decision.warnings += [said + m for m in found.warnings]
+    decision.checked += [said + m for m in found.checked]
+    decision.blocked += [(_target_case(case_id, target), gate) for case_id, gate in found.blocked]
+    decision.quoted_cases += [_target_case(case_id, target) for case_id in found.quoted_cases]
 
 
 def _target_case(pair_id: str, target: str) -> str:
@@ -273,7 +273,7 @@ def _target_case(pair_id: str, target: str) -> str:
 
 
 def _limits(
-    said: str, row: RunRow, ref: RunRow, settings: VersusSettings, verdict: GateVerdict
+    said: str, row: RunRow, ref: RunRow, settings: VersusSettings, decision: GateDecision
 ) -> None:
     """The latency and cost limits, each a failure naming both figures and the limit, or a
     gate passed; a figure the targets did not report cannot pass."""
@@ -290,15 +290,14 @@ def _limits(
             limit,
             f"{what} latency_p95={limit.text('s')}",
             lambda v: f"{v:.3f} s",
-            verdict,
+            decision,
         )
     if settings.cost is not None:
         limit = settings.cost
         mine = (row["usage"] or {}).get("cost")
         theirs = (ref["usage"] or {}).get("cost")
-        _held(
-            said, "total cost", mine, theirs, limit, f"{what} cost={limit.text('')}", money, verdict
-        )
+        rule = f"{what} cost={limit.text('')}"
+        _held(said, "total cost", mine, theirs, limit, rule, money, decision)
     if settings.total_cost is not None:  # the judge's requests for its cases counted too
         limit = settings.total_cost
         _held(
@@ -309,7 +308,7 @@ def _limits(
             limit,
             f"{what} total_cost={limit.text('')}",
             money,
-            verdict,
+            decision,
         )
 
 
@@ -328,7 +327,7 @@ def _held(
     limit: Limit,
     rule: str,
     shown: Callable[[float], str],
-    verdict: GateVerdict,
+    decision: GateDecision,
 ) -> None:
     if mine is None or (limit.ratio and theirs is None):
         lacking = [
@@ -344,16 +343,16 @@ def _held(
             if len(lacking) == 2
             else f"{lacking[0]} reported none"
         )
-        verdict.failures.append(f"{said}{figure} cannot be checked: {whose} ({rule})")
+        decision.failures.append(f"{said}{figure} cannot be checked: {whose} ({rule})")
         return
     ceiling, of = limit.value, ""
     if limit.ratio and theirs is not None:
         ceiling, of = limit.value * theirs, f" ({limit.value:g}x the reference's {shown(theirs)})"
     if mine > ceiling + 1e-12:
-        verdict.failures.append(
+        decision.failures.append(
             f"{said}{figure} {shown(mine)} is above {shown(ceiling)}{of} ({rule})"
         )
     else:
-        verdict.checked.append(
+        decision.checked.append(
             f"{said}{figure} {shown(mine)} is at most {shown(ceiling)}{of} ({rule})"
         )
