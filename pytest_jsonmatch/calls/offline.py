@@ -14,7 +14,9 @@ an executor. It checks ``socket.connect`` (``connect`` and ``connect_ex``), ``se
 internet families are held: a Unix-domain socket leaves no machine (pytest-xdist's own
 channels, a local database's socket) and is let through. A loopback address is a host like
 any other: a replay that needs a server on ``127.0.0.1`` lists it. A subprocess the target
-starts is another interpreter, not seen.
+starts is another interpreter, not seen. The session's own OpenTelemetry export (its thread
+``sends_reports``) is no test's or target's call: it reaches the collector
+``jsonmatch_otel`` names.
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def _hook(event: str, args: tuple[object, ...]) -> None:
     state = _BLOCK
     if state is None or event not in _EVENTS or getattr(_LOCAL, "busy", False):
         return
+    if getattr(threading.current_thread(), "sends_reports", False):
+        return  # the session's own OpenTelemetry export (telemetry/otlp_export.py's thread)
     target = _target(event, args)
     if target is None:
         return

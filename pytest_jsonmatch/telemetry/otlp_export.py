@@ -251,6 +251,14 @@ class _Queue:
         return out
 
 
+class _Sender(threading.Thread):
+    """The outbox's thread. A replay's network block (calls/offline.py) lets a thread that
+    ``sends_reports`` through: the session's own export to the collector ``jsonmatch_otel``
+    names is no call of a test or target."""
+
+    sends_reports = True
+
+
 class Outbox:
     """Spans and log records of ``signals`` waiting to be sent; a daemon thread sends each
     signal's batch when it is full or has waited its schedule delay, and everything at
@@ -271,9 +279,7 @@ class Outbox:
         self._stopped = threading.Event()  # no more retries, no more sending
         # what could not be sent, in words, as logged: the session's summary says so
         self.lost: list[str] = []
-        self._thread = threading.Thread(
-            target=self._run, daemon=True, name="otlp-export (pytest-jsonmatch)"
-        )
+        self._thread = _Sender(target=self._run, daemon=True, name="otlp-export (pytest-jsonmatch)")
         self._thread.start()
 
     new_ids = staticmethod(new_ids)  # ids for the spans it sends

@@ -97,6 +97,29 @@ def test_an_allowed_host_is_reached_and_the_block_ends(server, blocked):
     assert _get(url) == OK
 
 
+def test_the_sessions_own_telemetry_export_sends_while_a_plain_thread_is_held(server, blocked):
+    # the OTLP outbox's thread (telemetry/otlp_export.py) reaches the collector jsonmatch_otel
+    # names; a thread of the test's own, to the same host, is refused
+    from pytest_jsonmatch.telemetry.otlp_export import _Sender
+
+    url, _ = server
+    blocked((), "jsonmatch_record")
+    got: dict[str, object] = {}
+
+    def fetch(key: str) -> None:
+        try:
+            got[key] = _get(url)
+        except offline.NetworkBlocked as exc:
+            got[key] = exc
+
+    for key, kind in (("export", _Sender), ("plain", threading.Thread)):
+        thread = kind(target=fetch, args=(key,), daemon=True)
+        thread.start()
+        thread.join(10)
+    assert got["export"] == OK
+    assert isinstance(got["plain"], offline.NetworkBlocked)
+
+
 def test_an_allowed_name_allows_its_addresses_and_a_name_lookup_is_held(server, blocked):
     url, port = server
     blocked(("localhost",), "jsonmatch_record")
