@@ -54,7 +54,7 @@ def _guess_checked(records: list, first: int, cut: int) -> tuple[dict, int]:
     return _quiet(seen.schema), sketched
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(records=RECORDS, first=st.integers(1, 4), cut=st.integers(0, 10))
 def test_the_records_that_fit_can_be_left_unsketched(records, first, cut):
     first = min(first, len(records))
@@ -77,7 +77,7 @@ def _generated_depth(depth: int):
         fitting_module._FACTORIES.clear()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(records=RECORDS, first=st.integers(1, 4))
 def test_the_generated_text_hands_deep_values_to_the_walk(records, first):
     # at depth 0 the generated test is one call of fits(); at 1, one level, then fits()
