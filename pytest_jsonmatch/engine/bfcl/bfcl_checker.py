@@ -47,7 +47,6 @@ from ..tool_calls.metric import (
     decoded_form,
     read_settings,
     score_fields,
-    with_unpaired,
 )
 from . import bfcl_fast_pass
 from .bfcl_entry import Answers, EntryRules
@@ -500,7 +499,7 @@ def _bfcl_checked(
         pairs, error = _parallel_pairs(check, expected, docs, m, error)
     else:
         pairs, error = _pairs_in_order(check, expected, docs, category, m, counted, error)
-    return with_unpaired(pairs, n, m), error
+    return pairs, error
 
 
 def _pair_check(

@@ -52,29 +52,20 @@ def choose_pairs(
     """Which elements pair up, with the pair's score (1.0 where no score is taken). Pairs
     walked to be scored leave their walk in ``walked``."""
     if cfg.array_mode == "similarity":
-        return _assigned(
-            cfg,
-            budget,
-            expected,
-            actual,
-            where,
-            items,
-            "similarity",
-            cfg.array_threshold,
-            walk_candidate,
-            walked,
-        )
-    chosen = alignment(cfg, spec)
-    if cfg.array_mode == "index" or chosen.mode == "ordered":
-        pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
-    elif chosen.mode == "key_field":
-        assert chosen.key is not None  # (a key_field alignment always names its key)
-        pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
+        mode, keep_above = "similarity", cfg.array_threshold
     else:
-        return _assigned(
-            cfg, budget, expected, actual, where, items, "f1", 0.0, walk_candidate, walked
-        )
-    return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
+        chosen = alignment(cfg, spec)
+        if cfg.array_mode == "index" or chosen.mode == "ordered":
+            pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
+            return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
+        if chosen.mode == "key_field":
+            assert chosen.key is not None  # (a key_field alignment always names its key)
+            pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
+            return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
+        mode, keep_above = "f1", 0.0
+    return _assigned(
+        cfg, budget, expected, actual, where, items, mode, keep_above, walk_candidate, walked
+    )
 
 
 def _assigned(

@@ -11,7 +11,7 @@ gives the ``tool_calls`` metric (each call's name and arguments a field). May im
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
 | expected_calls.py    | the expected calls, BFCL's possible answers, the tools' documents    |
-| argument_checks.py   | one call's arguments checked against its expected call               |
+| argument_checks.py   | one call checked against its expected call; a call's field rows      |
 | metric.py            | the ``tool_calls`` metric: calls paired, fields scored               |
 
 Callers outside the package import the names below from here. They are loaded on first use

@@ -1,5 +1,6 @@
 """One call against one expected call, argument by argument: the rules of ``tool_calls``
-and of ``trajectory``, the verdicts both give (and BFCL's rules: ``bfcl/bfcl_rules.py``).
+and of ``trajectory``, the verdicts both give (and BFCL's rules: ``bfcl/bfcl_rules.py``),
+and the one builder of a call's field rows from its verdicts (:func:`call_rows`).
 
 ``tool_calls``: fields are the function's name, then every argument either side has or the
 tool requires. An argument given and expected matches when its value is JSON-equal to one
@@ -31,13 +32,14 @@ so their pairs need no check; a check's cost is its calls' weight (pairing/pair_
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from math import isnan
 from typing import NamedTuple
 
 from ..comparing.comparators import BoundComparator
 from ..comparing.registry import Registry
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, shown
+from ..core.paths import key_segment
 from ..core.values import (
     ARRAY,
     MISSING,
@@ -51,7 +53,16 @@ from ..core.values import (
     json_type,
 )
 from ..pairing.pair_budget import Weight, steps_of
-from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, SCORE_EPSILON
+from ..reading.agent_messages import ToolCall
+from ..results.field_results import (
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    SCORE_EPSILON,
+    FieldResult,
+)
+from .expected_calls import ExpectedCall, ToolDoc
 
 
 class FieldVerdict(NamedTuple):
@@ -131,59 +142,46 @@ def _is_kind(value: JsonValue, kind: str | None) -> bool:
     return tag == kind
 
 
-def check_arguments(
-    expected_name: str,
-    accepted: Mapping[str, Sequence[JsonValue]],
-    optional: frozenset[str],
-    properties: Mapping[str, JsonValue] | None,
-    required: Sequence[str],
-    name: str,
-    arguments: Mapping[str, JsonValue],
-) -> CallCheck:
-    """The call ``name(**arguments)`` against the expected call (``accepted``: each
-    argument's acceptable values; ``optional``: those it may leave out) and its tool's
-    ``properties`` and ``required`` (None: no tool given)."""
-    if name != expected_name:
-        return _other_function(expected_name, accepted, optional, required, name, arguments)
-    fields = [FieldVerdict(None, MATCH, expected_name, name, "")]
+def check_arguments(want: ExpectedCall, tool: ToolDoc | None, call: ToolCall) -> CallCheck:
+    """``call`` against the expected call (each argument's acceptable values, and those it
+    may leave out) and its tool's declared parameters (None: no tool given)."""
+    properties = tool.properties if tool is not None else None
+    required = tool.required if tool is not None else ()
+    if call.name != want.name:
+        return _other_function(want, required, call)
+    arguments = call.arguments
+    fields = [FieldVerdict(None, MATCH, want.name, call.name, "")]
     fields.extend(
-        _argument_verdict(arg, values, optional, properties, required, arguments)
-        for arg, values in accepted.items()
+        _argument_verdict(arg, values, want.optional, properties, required, arguments)
+        for arg, values in want.accepted.items()
     )
     fields.extend(
         FieldVerdict(arg, OMISSION, MISSING, MISSING, "required by the tool, left out")
         for arg in required
-        if arg not in accepted and arg not in arguments
+        if arg not in want.accepted and arg not in arguments
     )
     fields.extend(
         FieldVerdict(arg, HALLUCINATION, MISSING, value, _why_invented(arg, properties))
         for arg, value in arguments.items()
-        if arg not in accepted
+        if arg not in want.accepted
     )
     error = next((f.reason for f in fields if f.status != MATCH), "")
     return CallCheck(tuple(fields), not error and all(f.status == MATCH for f in fields), error)
 
 
-def _other_function(
-    expected_name: str,
-    accepted: Mapping[str, Sequence[JsonValue]],
-    optional: frozenset[str],
-    required: Sequence[str],
-    name: str,
-    arguments: Mapping[str, JsonValue],
-) -> CallCheck:
+def _other_function(want: ExpectedCall, required: Sequence[str], call: ToolCall) -> CallCheck:
     """A call of another function: its name a mismatch, the expected arguments that count
     omitted, the arguments given invented."""
-    reason = f"called {name!r} instead of {expected_name!r}"
-    fields = [FieldVerdict(None, MISMATCH, expected_name, name, reason)]
+    reason = f"called {call.name!r} instead of {want.name!r}"
+    fields = [FieldVerdict(None, MISMATCH, want.name, call.name, reason)]
     fields.extend(
         FieldVerdict(arg, OMISSION, shown_values(values), MISSING, "its function was not called")
-        for arg, values in accepted.items()
-        if arg not in optional or arg in required
+        for arg, values in want.accepted.items()
+        if arg not in want.optional or arg in required
     )
     fields.extend(
         FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
-        for arg, value in arguments.items()
+        for arg, value in call.arguments.items()
     )
     return CallCheck(tuple(fields), False, reason)
 
@@ -226,6 +224,62 @@ def _why_invented(arg: str, properties: Mapping[str, JsonValue] | None) -> str:
 def shown_values(values: Sequence[JsonValue]) -> MaybeJson:
     """The expected value as a report shows it: the one acceptable value, or the list."""
     return values[0] if len(values) == 1 else list(values)
+
+
+# -- the fields a call gives ----------------------------------------------------------------
+
+NOT_MADE, NOT_EXPECTED = "call not made", "call not expected"
+
+
+def unpaired_verdicts(
+    name: str, arguments: Iterable[tuple[str, MaybeJson]], expected_side: bool
+) -> list[FieldVerdict]:
+    """The verdicts of a call with no partner: its name and each of ``arguments`` (those
+    that count, with their values) omitted (``expected_side``) or invented."""
+    status, why = (OMISSION, NOT_MADE) if expected_side else (HALLUCINATION, NOT_EXPECTED)
+    out = []
+    for argument, value in [(None, name), *arguments]:
+        expected, actual = (value, MISSING) if expected_side else (MISSING, value)
+        out.append(FieldVerdict(argument, status, expected, actual, why))
+    return out
+
+
+def call_rows(
+    verdicts: Iterable[FieldVerdict],
+    path: str,
+    field: str,
+    comparator: str,
+    at: str | None = None,
+    other: tuple[str, str] | None = None,
+    compared: Callable[[str], str] | None = None,
+) -> list[FieldResult]:
+    """The field rows of one call's verdicts (``tool_calls``' and ``trajectory``'s): the
+    function's name at ``path`` (``field`` in the per-field tables), each argument below it,
+    scored by ``comparator`` (an argument's by ``compared``, where given). ``at``: the actual
+    call's place in the answer, the ``actual_path`` of what it invented (an answer cut off
+    while the call was written spares it: match.py). ``other``: the path and field of the
+    actual call where it is of another function; its invented arguments stand below it."""
+    out = []
+    for v in verdicts:
+        at_path, at_field = path, field
+        if v.argument is not None:
+            if other is not None and v.status == HALLUCINATION:
+                at_path, at_field = other
+            at_path, at_field = key_segment(at_path, v.argument), key_segment(at_field, v.argument)
+        out.append(
+            FieldResult(
+                at_path,
+                v.status,
+                (1.0 if v.status == MATCH else 0.0) if v.score is None else v.score,
+                MISSING if v.status == HALLUCINATION else v.expected,
+                MISSING if v.status == OMISSION else v.actual,
+                comparator if compared is None or v.argument is None else compared(v.argument),
+                v.reason,
+                at_field,
+                at if v.status == HALLUCINATION else None,
+            )
+        )
+    return out
 
 
 # -- the trajectory's rules ------------------------------------------------------------------
@@ -354,24 +408,21 @@ def arg_verdicts(rule: ArgRule, expected: JsonObject, actual: JsonObject) -> lis
     return [_verdict(key, expected.get(key, MISSING), actual.get(key, MISSING)) for key in keys]
 
 
-def counted(rule: ArgRule, arguments: JsonObject, expected_side: bool) -> list[str]:
+def counted(
+    rule: ArgRule, arguments: JsonObject, expected_side: bool
+) -> list[tuple[str, MaybeJson]]:
     """The arguments of a call left unpaired that count as fields (omitted on the expected
-    side, invented on the run's): the ones ``rule`` (facing its direction) compares there."""
+    side, invented on the run's), with their values: the ones ``rule`` (facing its
+    direction) compares there."""
     mode = rule.mode
     if mode == "ignore" or mode == ("subset" if expected_side else "superset"):
         return []
     if mode == FIELDS:
-        return [key for key in rule.keys if _nested(arguments, key) is not None]
+        values = [(key, _nested(arguments, key)) for key in rule.keys]
+        return [(key, value) for key, value in values if value is not None]
     if mode == COMPARE:
-        return [key for key in rule.keys if key in arguments]
-    return list(arguments)
-
-
-def value_of(rule: ArgRule, arguments: JsonObject, key: str) -> MaybeJson:
-    if rule.mode == FIELDS:
-        value = _nested(arguments, key)
-        return MISSING if value is None else value
-    return arguments.get(key, MISSING)
+        return [(key, arguments[key]) for key in rule.keys if key in arguments]
+    return list(arguments.items())
 
 
 def _verdict(key: str, expected: MaybeJson, actual: MaybeJson) -> FieldVerdict:

@@ -19,6 +19,7 @@ named as text (``BFCL_RULES``) as ``metrics`` names this one; its ``bfcl_verdict
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from importlib import import_module
 from typing import NamedTuple
@@ -27,13 +28,20 @@ from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING, JsonObject
+from ..core.values import JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
 from ..pairing.call_pairing import Calls, assigned, leftovers_in_order
 from ..pairing.pair_budget import PairBudget
 from ..reading.agent_messages import ToolCall, read_calls
-from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
-from .argument_checks import ArgRule, CallCheck, FieldVerdict, check_arguments, shown_values
+from ..results.field_results import MATCH, FieldResult
+from .argument_checks import (
+    ArgRule,
+    CallCheck,
+    call_rows,
+    check_arguments,
+    shown_values,
+    unpaired_verdicts,
+)
 from .expected_calls import ExpectedCall, ExpectedCalls, ToolDoc, read_expected_calls, read_tools
 
 ORDERS = ("any", "strict")
@@ -55,8 +63,8 @@ class ToolCallSettings(NamedTuple):
 
 
 def read_settings(options: Mapping[str, object]) -> ToolCallSettings:
-    rules = _choice(options, "rules", RULES, "default")
-    order = _choice(options, "order", ORDERS, "any")
+    rules = option_choice("tool_calls", options, "rules", RULES, "default")
+    order = option_choice("tool_calls", options, "order", ORDERS, "any")
     category = options.get("category")
     if category is not None and not isinstance(category, str):
         raise ConfigError(f"tool_calls option category must be text, not {shown(category)}")
@@ -78,13 +86,11 @@ def read_settings(options: Mapping[str, object]) -> ToolCallSettings:
             "how calls pair (parallel ones in any order, the others in order)"
         )
     dots = options.get("underscore_to_dot")
-    if dots is None:
-        dots = False
-    elif not isinstance(dots, bool):
+    if dots is not None and not isinstance(dots, bool):
         raise ConfigError("tool_calls option underscore_to_dot must be true or false")
     tools = options.get("tools")
     read = None if tools is None else _tools_option(tools)
-    return ToolCallSettings(rules, order, language, category, dots, read)
+    return ToolCallSettings(rules, order, language, category, dots is True, read)
 
 
 def _tools_option(tools: object) -> tuple[ToolDoc, ...]:
@@ -92,10 +98,6 @@ def _tools_option(tools: object) -> tuple[ToolDoc, ...]:
         return read_tools(tools, "option tools")
     except ParseError as error:
         raise ConfigError(str(error)) from None
-
-
-def _choice(options: Mapping[str, object], name: str, known: tuple[str, ...], default: str) -> str:
-    return option_choice("tool_calls", options, name, known, default)
 
 
 def _category_language(category: str) -> str:
@@ -114,9 +116,12 @@ def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
 
 
 class CallPair(NamedTuple):
-    expected: int | None
-    actual: int | None
-    check: CallCheck | None
+    """An expected call, the call that stands for it and the check of the one against the
+    other (the calls in no pair are left unpaired)."""
+
+    expected: int
+    actual: int
+    check: CallCheck
 
 
 def score_fields(
@@ -135,39 +140,23 @@ def score_fields(
     return _field_results(wanted.calls, calls, pairs, comparator)
 
 
-def _tool_of(tools: Sequence[ToolDoc] | None, name: str) -> ToolDoc | None:
-    if tools is None:
-        return None
-    return next((tool for tool in tools if tool.name == name), None)
-
-
 def _default_check(
     want: ExpectedCall, call: ToolCall, tools: Sequence[ToolDoc] | None
 ) -> CallCheck:
-    tool = _tool_of(tools, want.name)
-    return check_arguments(
-        want.name,
-        want.accepted,
-        want.optional,
-        tool.properties if tool is not None else None,
-        tool.required if tool is not None else (),
-        call.name,
-        call.arguments,
-    )
+    """``call`` against ``want`` and its tool, where ``tools`` declares it."""
+    tool = next((tool for tool in tools or () if tool.name == want.name), None)
+    return check_arguments(want, tool, call)
 
 
 def _pairs(
     wanted: ExpectedCalls, calls: list[ToolCall], tools: Sequence[ToolDoc] | None, order: str
 ) -> list[CallPair]:
     expected = wanted.calls
-    if not expected or not calls:
-        paired = []
-    elif order == "strict" or len(expected) == 1 and len(calls) == 1:
+    if order == "strict" or len(expected) * len(calls) <= 1:  # (or no choice to make)
         paired = list(zip(range(len(expected)), range(len(calls))))
     else:
         paired = _best_pairs(expected, calls, tools)
-    pairs = [CallPair(e, a, _default_check(expected[e], calls[a], tools)) for e, a in paired]
-    return with_unpaired(pairs, len(expected), len(calls))
+    return [CallPair(e, a, _default_check(expected[e], calls[a], tools)) for e, a in paired]
 
 
 def _best_pairs(
@@ -177,9 +166,10 @@ def _best_pairs(
     optimal assignment (pairing/call_pairing.py), a pair of one function gaining 1 plus its
     share of matched fields; past the budget (pairing/__init__.py), each function's calls in
     order. The calls left over then pair in order (their names mismatch)."""
-    named = [_Named(w.name, {k: list(v) for k, v in w.accepted.items()}) for w in expected]
-    wanted = Calls("expected", range(len(expected)), named, _rule)
-    made = Calls("run", range(len(calls)), calls, _rule)
+    named = [ToolCall(w.name, {k: list(v) for k, v in w.accepted.items()}, "") for w in expected]
+    exact = ArgRule("exact")  # (every function's, as the budget weighs it: each value compared)
+    wanted = Calls("expected", range(len(expected)), named, lambda name: exact)
+    made = Calls("run", range(len(calls)), calls, lambda name: exact)
 
     def gain(i: int, j: int) -> float:
         fields = _default_check(expected[i], calls[j], tools).fields
@@ -194,43 +184,15 @@ def _best_pairs(
     return sorted([*found.items(), *zip(lone, left)])
 
 
-class _Named(NamedTuple):
-    """An expected call as the pairing weighs it: its name, its acceptable values."""
-
-    name: str
-    arguments: JsonObject
-
-
-_EXACT = ArgRule("exact")
-
-
-def _rule(name: str) -> ArgRule:
-    """Every function's rule as the budget weighs it: a check compares each value."""
-    return _EXACT
-
-
-def with_unpaired(pairs: list[CallPair], n_expected: int, n_actual: int) -> list[CallPair]:
-    seen_e = {p.expected for p in pairs}
-    seen_a = {p.actual for p in pairs}
-    pairs = sorted(pairs, key=lambda p: p.expected if p.expected is not None else -1)
-    pairs += [CallPair(i, None, None) for i in range(n_expected) if i not in seen_e]
-    pairs += [CallPair(None, j, None) for j in range(n_actual) if j not in seen_a]
-    return pairs
-
-
 def _prefixes(names: Sequence[str]) -> list[str]:
     """Each call's path: its function's name, indexed where the name repeats."""
-    counts: dict[str, int] = {}
-    for name in names:
-        counts[name] = counts.get(name, 0) + 1
-    seen: dict[str, int] = {}
+    counts, seen = Counter(names), Counter[str]()
     out = []
     for name in names:
         base = key_segment("", name)
         if counts[name] > 1:
-            k = seen.get(name, 0)
-            seen[name] = k + 1
-            base = index_segment(base, k)
+            base = index_segment(base, seen[name])
+            seen[name] += 1
         out.append(base)
     return out
 
@@ -238,96 +200,32 @@ def _prefixes(names: Sequence[str]) -> list[str]:
 def _field_results(
     expected: Sequence[ExpectedCall], calls: list[ToolCall], pairs: list[CallPair], comparator: str
 ) -> list[FieldResult]:
+    """The rows of every call, in the expected calls' order and then the calls not expected:
+    a call paired, its check's verdicts; an expected call not made, its name and each
+    argument that is not optional omitted; a call not expected, all of it invented."""
     e_paths = _prefixes([want.name for want in expected])
     a_paths = _prefixes([call.name for call in calls])
+    paired = {pair.expected: pair for pair in pairs}
     out: list[FieldResult] = []
-    for pair in sorted(pairs, key=_pair_order):
-        if pair.check is None:
-            out.extend(_unpaired_results(expected, calls, pair, e_paths, a_paths, comparator))
-            continue
-        assert pair.expected is not None and pair.actual is not None
-        want, call = expected[pair.expected], calls[pair.actual]
-        prefix = e_paths[pair.expected]
-        other = a_paths[pair.actual] if call.name != want.name else None
-        out.extend(
-            _results(pair.check.fields, prefix, want.name, other, comparator, call.name, call.where)
-        )
-    return out
-
-
-def _unpaired_results(
-    expected: Sequence[ExpectedCall],
-    calls: list[ToolCall],
-    pair: CallPair,
-    e_paths: list[str],
-    a_paths: list[str],
-    comparator: str,
-) -> list[FieldResult]:
-    """The fields of a call left unpaired: an expected call not made (its name and each
-    argument that is not optional omitted), or a call not expected (all of it invented)."""
-    if pair.expected is not None:
-        want = expected[pair.expected]
-        verdicts = [FieldVerdict(None, OMISSION, want.name, MISSING, "call not made")] + [
-            FieldVerdict(arg, OMISSION, shown_values(values), MISSING, "call not made")
-            for arg, values in want.accepted.items()
-            if arg not in want.optional
-        ]
-        prefix, name = e_paths[pair.expected], want.name
-    else:
-        assert pair.actual is not None
-        call = calls[pair.actual]
-        verdicts = [FieldVerdict(None, HALLUCINATION, MISSING, call.name, "call not expected")] + [
-            FieldVerdict(arg, HALLUCINATION, MISSING, value, "call not expected")
-            for arg, value in call.arguments.items()
-        ]
-        prefix, name = a_paths[pair.actual], call.name
-    where = calls[pair.actual].where if pair.actual is not None else None
-    return _results(verdicts, prefix, name, None, comparator, where=where)
-
-
-def _pair_order(pair: CallPair) -> tuple[int, int]:
-    if pair.expected is not None:
-        return (0, pair.expected)
-    return (1, pair.actual if pair.actual is not None else 0)
-
-
-def _results(
-    verdicts: Sequence[FieldVerdict],
-    prefix: str,
-    name: str,
-    other_prefix: str | None,
-    comparator: str,
-    other_name: str | None = None,
-    where: str | None = None,
-) -> list[FieldResult]:
-    """FieldResults of a call's verdicts: the name at ``prefix``, each argument below it
-    (the hallucinated arguments of a call of another function below that call's path).
-    ``where``: the actual call's place in the answer, the ``actual_path`` of what it
-    invented (an answer cut off while the call was written spares it: match.py)."""
-    out = []
-    for v in verdicts:
-        at, fn = prefix, name
-        if other_prefix is not None and v.status == HALLUCINATION and v.argument is not None:
-            at, fn = other_prefix, other_name or name
-        path = at if v.argument is None else key_segment(at, v.argument)
-        field_path = key_segment("", fn)
-        if v.argument is not None:
-            field_path = key_segment(field_path, v.argument)
-        expected = MISSING if v.status == HALLUCINATION else v.expected
-        actual = MISSING if v.status == OMISSION else v.actual
-        out.append(
-            FieldResult(
-                path,
-                v.status,
-                1.0 if v.status == MATCH else 0.0,
-                expected,
-                actual,
-                comparator,
-                v.reason,
-                field_path,
-                where if v.status == HALLUCINATION and where else None,
+    for e, want in enumerate(expected):
+        pair = paired.get(e)
+        where, other = None, None  # (the call's place; its own path where of another function)
+        if pair is None:
+            kept = [(arg, vs) for arg, vs in want.accepted.items() if arg not in want.optional]
+            verdicts = unpaired_verdicts(want.name, [(k, shown_values(v)) for k, v in kept], True)
+        else:
+            call = calls[pair.actual]
+            verdicts, where = list(pair.check.fields), call.where or None
+            if call.name != want.name:
+                other = (a_paths[pair.actual], key_segment("", call.name))
+        out += call_rows(verdicts, e_paths[e], key_segment("", want.name), comparator, where, other)
+    taken = {pair.actual for pair in pairs}
+    for a, call in enumerate(calls):
+        if a not in taken:
+            verdicts = unpaired_verdicts(call.name, call.arguments.items(), expected_side=False)
+            out += call_rows(
+                verdicts, a_paths[a], key_segment("", call.name), comparator, call.where or None
             )
-        )
     return out
 
 

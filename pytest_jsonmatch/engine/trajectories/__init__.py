@@ -7,8 +7,9 @@ subset, superset) and argument modes, each expected call's function and argument
 A run's messages are read by ``reading/agent_messages.py``, as every agent API reads them.
 May import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``configuring``,
 ``metrics``, ``pairing`` and ``tool_calls``; no stage below it imports it: ``metrics`` names
-its metric module as text, loaded when the metric is first looked up. Its argument modes are
-tool_calls/argument_checks.py's, its calls paired by pairing/call_pairing.py.
+its metric module as text, loaded when the metric is first looked up. Its argument modes and
+its calls' field rows are tool_calls/argument_checks.py's, its calls paired by
+pairing/call_pairing.py.
 
 | module               | its job                                                             |
 |----------------------|---------------------------------------------------------------------|

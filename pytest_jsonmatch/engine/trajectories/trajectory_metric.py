@@ -30,13 +30,14 @@ leaves out costs nothing), so the score is 1.0 exactly when the mode passes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from itertools import groupby
 from typing import NamedTuple, TypeVar
 
 from ..comparing.registry import REGISTRY, Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING, JsonObject
+from ..core.values import MISSING, JsonObject, MaybeJson
 from ..metrics.base import Metric, option_choice, type_policy
 from ..pairing.call_pairing import Calls, Valid, greedy, leftovers_in_order, optimal
 from ..pairing.pair_budget import PairBudget
@@ -44,11 +45,13 @@ from ..reading.agent_messages import ASSISTANT, TOOL, read_messages
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
 from ..tool_calls.argument_checks import (
     ArgRule,
+    FieldVerdict,
     agrees,
     arg_verdicts,
+    call_rows,
     counted,
     read_rules,
-    value_of,
+    unpaired_verdicts,
 )
 
 CALL, RESULT, ANSWER, MESSAGE = "call", "result", "answer", "message"
@@ -87,14 +90,8 @@ def read_steps(value: object, side: str) -> list[Step]:
 
 def messages_of(steps: list[Step]) -> list[list[int]]:
     """The indices of the steps of each message, in order."""
-    out: list[list[int]] = []
-    last = None
-    for i, step in enumerate(steps):
-        if step.message != last:
-            out.append([])
-            last = step.message
-        out[-1].append(i)
-    return out
+    by_message = groupby(range(len(steps)), key=lambda i: steps[i].message)
+    return [list(indices) for _, indices in by_message]
 
 
 class Settings(NamedTuple):
@@ -114,15 +111,11 @@ class Settings(NamedTuple):
 
 
 def read_settings(options: Mapping[str, object], registry: Registry = REGISTRY) -> Settings:
-    mode = _choice(options, "mode", MODES, "strict")
-    args = _choice(options, "args", ARGS, "exact")
-    pairing = _choice(options, "pairing", PAIRINGS, "optimal")
+    mode = option_choice("trajectory", options, "mode", MODES, "strict")
+    args = option_choice("trajectory", options, "args", ARGS, "exact")
+    pairing = option_choice("trajectory", options, "pairing", PAIRINGS, "optimal")
     default, tools = read_rules(args, options.get("tool_args"), registry)
     return Settings(mode, pairing, default, tools)
-
-
-def _choice(options: Mapping[str, object], name: str, known: tuple[str, ...], default: str) -> str:
-    return option_choice("trajectory", options, name, known, default)
 
 
 def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
@@ -152,59 +145,75 @@ class _Fields:
         self.calls_wanted, self.calls_made = self._sides(settings)
 
     def _sides(self, settings: Settings) -> tuple[Calls, Calls]:
-        """Both sides' calls, read by the rules of ``settings``."""
-        return _calls(self.want, "expected", settings), _calls(self.run, "run", settings)
+        """Both sides' calls as the pairing reads them, each by its function's rule under
+        ``settings``."""
+        at_want = [i for i, step in enumerate(self.want) if step.kind == CALL]
+        at_run = [i for i, step in enumerate(self.run) if step.kind == CALL]
+        return (
+            Calls("expected", at_want, self.want, settings.rule),
+            Calls("run", at_run, self.run, settings.rule),
+        )
 
     # -- the modes ------------------------------------------------------------------------
 
     def calls(self) -> None:
         """unordered, superset, subset: the calls alone, wherever they are."""
-        want, run = self.calls_wanted, self.calls_made
-        pairs = self._pairs(want, run)
-        mode = self.settings.mode
-        for e in want.at:
-            if e in pairs:
-                self.pair(e, pairs[e])
-            elif mode != "subset":
-                self.omitted(e)
-        if mode != "superset":
-            taken = set(pairs.values())
-            for a in run.at:
-                if a not in taken:
-                    self.invented(a)
+        want, run, mode = self.calls_wanted, self.calls_made, self.settings.mode
+        self._rows(self._pairs(want, run), want.at, run.at, mode != "subset", mode != "superset")
 
     def strict(self) -> None:
         """strict: message k of the run against expected message k."""
         wanted, made = messages_of(self.want), messages_of(self.run)
         for k, message in enumerate(wanted):
             other = made[k] if k < len(made) else None
+            calls = other if other is not None and self.run[other[0]].kind == CALL else None
             if self.want[message[0]].kind != CALL:
                 self.step(message[0], other)
-                if other is not None and self.run[other[0]].kind == CALL:
-                    for a in other:  # (calls where another step was expected)
-                        self.invented(a)
-            elif other is None or self.run[other[0]].kind != CALL:
+                self._rows({}, [], calls or [])  # (calls where another step was expected)
+            elif calls is None:
                 for e in message:
                     self.omitted(e, self._label(other))
             else:
-                pairs = self._message_pairs(message, other)
-                for e in message:
-                    if e in pairs:
-                        self.pair(e, pairs[e])
-                    else:
-                        self.omitted(e)
-                taken = set(pairs.values())
-                for a in other:
-                    if a not in taken:
-                        self.invented(a)
+                pairs = self._paired(
+                    self.calls_wanted.only(message),
+                    self.calls_made.only(calls),
+                    max(len(message), len(calls)),
+                    flip=True,
+                )
+                self._rows(pairs, message, calls)
         for message in made[len(wanted) :]:
-            for a in message:
+            self._rows({}, [], message)
+
+    def _rows(
+        self,
+        pairs: dict[int, int],
+        wanted: Sequence[int],
+        made: Sequence[int],
+        omit: bool = True,
+        invent: bool = True,
+    ) -> None:
+        """The rows of a pairing (expected step -> run step): each expected call of ``wanted``
+        paired, or omitted (where ``omit``), then each call of ``made`` left unpaired invented
+        (where ``invent``)."""
+        for e in wanted:
+            if e in pairs:
+                self.pair(e, pairs[e])
+            elif omit:
+                self.omitted(e)
+        taken = set(pairs.values())
+        for a in made if invent else ():
+            if a not in taken:
                 self.invented(a)
 
     # -- pairing --------------------------------------------------------------------------
 
-    def _valid(self, e: int, a: int) -> bool:
-        return _valid_under(self.settings, self.want[e], self.run[a])
+    def _valid(self, e: int, a: int, settings: Settings | None = None) -> bool:
+        """Whether the pair is valid: calls of one function whose arguments agree (under
+        ``settings``, else the comparison's)."""
+        want, made = self.want[e], self.run[a]
+        if want.name != made.name:
+            return False
+        return agrees((settings or self.settings).rule(want.name), want.arguments, made.arguments)
 
     def _judge(self, e: int, a: int) -> tuple[bool, float]:
         """Whether the pair (two calls of one function: the only pairs weighed) is valid,
@@ -216,152 +225,101 @@ class _Fields:
         return matched == len(found), matched / len(found) if found else 0.0
 
     def _pairs(self, want: Calls, run: Calls) -> dict[int, int]:
-        """unordered, superset, subset: expected step -> run step."""
+        """unordered, superset, subset: expected step -> run step (in subset agentevals walks
+        the run's calls, each into the reference)."""
         mode = self.settings.mode
         if mode == "unordered" and self.settings.pairing == "agentevals":
             return self._agentevals_unordered(want, run)
-        if mode == "subset":  # (agentevals walks the run's calls, each into the reference)
-            flipped = self._paired(
-                run, want, _flipped(self._valid), _flipped(self._judge), len(run.at)
-            )
-            return {e: a for a, e in flipped.items()}
-        needed = max(len(want.at), len(run.at)) if mode == "unordered" else len(want.at)
-        return self._paired(want, run, self._valid, self._judge, needed)
+        if mode == "subset":
+            return self._paired(want, run, len(run.at), flip=True)
+        return self._paired(
+            want, run, max(len(want.at), len(run.at)) if mode == "unordered" else len(want.at)
+        )
 
-    def _paired(
-        self, outer: Calls, inner: Calls, valid: Valid, judge: Judge, needed: int
-    ) -> dict[int, int]:
+    def _paired(self, want: Calls, run: Calls, needed: int, flip: bool = False) -> dict[int, int]:
+        """Expected step -> run step, paired as the ``pairing`` option says; ``flip``: the
+        run's calls walked first, each into the expected ones, as agentevals walks them in
+        subset and within a message in strict. Only calls of one function pair, in every mode
+        (agentevals pairs by name too): a call of another function than the one expected
+        leaves the expected call omitted and is itself invented, each with its arguments."""
+        outer, inner = want, run
+        valid: Valid = self._valid
+        judge: Callable[[int, int], tuple[bool, float]] = self._judge
+        if flip:
+            outer, inner, valid, judge = run, want, _flipped(valid), _flipped(judge)
         if self.settings.pairing == "agentevals":
-            pairs = greedy(outer, inner, valid, self.budget)
-            return leftovers_in_order(pairs, outer, inner)
-        return optimal(outer, inner, valid, judge, needed, self.budget)
+            pairs = leftovers_in_order(greedy(outer, inner, valid, self.budget), outer, inner)
+        else:
+            pairs = optimal(outer, inner, valid, judge, needed, self.budget)
+        return {e: a for a, e in pairs.items()} if flip else pairs
 
     def _agentevals_unordered(self, want: Calls, run: Calls) -> dict[int, int]:
         """agentevals' unordered: the run a superset of the reference, then the reference a
         superset of the run (arguments facing the other way), each first fit; the pairs of
         the direction that falls short (so the comparison fails), else of the first."""
-        s = self.settings
-        forward = Settings("superset", s.pairing, s.default, s.tools)
-        backward = Settings("subset", s.pairing, s.default, s.tools)
-        ahead, behind = self._sides(forward)
-        first = greedy(
-            ahead,
-            behind,
-            lambda e, a: _valid_under(forward, self.want[e], self.run[a]),
-            self.budget,
-        )
-        pairs = first
-        if len(first) == len(want.at):
-            ahead, behind = self._sides(backward)
-            second = greedy(
-                behind,
-                ahead,
-                lambda a, e: _valid_under(backward, self.want[e], self.run[a]),
-                self.budget,
-            )
+        pairs = self._first_fit("superset")
+        if len(pairs) == len(want.at):
+            second = self._first_fit("subset")
             if len(second) < len(run.at):
-                pairs = {e: a for a, e in second.items()}
+                pairs = second
         return leftovers_in_order(pairs, want, run)
 
-    def _message_pairs(self, message: list[int], other: list[int]) -> dict[int, int]:
-        """strict: one message's calls, the run's walked first (as agentevals does); only
-        calls of one function pair, as in every mode: a call of another function than the
-        one expected leaves the expected call omitted and is itself invented, each with its
-        arguments (agentevals pairs by name too)."""
-        flipped = self._paired(
-            self.calls_made.only(other),
-            self.calls_wanted.only(message),
-            _flipped(self._valid),
-            _flipped(self._judge),
-            max(len(message), len(other)),
-        )
-        return {e: a for a, e in flipped.items()}
+    def _first_fit(self, mode: str) -> dict[int, int]:
+        """agentevals' first fit under ``mode``'s arguments (superset: each expected call into
+        the run's; subset: each of the run's into the expected ones): expected -> run."""
+        settings = self.settings._replace(mode=mode)
+        want, run = self._sides(settings)
+
+        def valid(e: int, a: int) -> bool:
+            return self._valid(e, a, settings)
+
+        if mode == "superset":
+            return greedy(want, run, valid, self.budget)
+        return {e: a for a, e in greedy(run, want, _flipped(valid), self.budget).items()}
 
     # -- fields ---------------------------------------------------------------------------
 
     def pair(self, e: int, a: int) -> None:
         """An expected call and the run's call of the same function that stands for it."""
         want, made = self.want[e], self.run[a]
-        path = key_segment(index_segment("", e), want.name)
-        field = key_segment("[]", want.name)
-        self._add(path, field, MATCH, want.name, made.name)
         rule = self.settings.rule(want.name)
-        for v in arg_verdicts(rule, want.arguments, made.arguments):
-            arg = str(v.argument)  # (an argument's verdict: never the name's)
-            comparator = "exact" if rule.comparators is None else rule.comparators[arg].name
-            self._add(
-                key_segment(path, arg),
-                key_segment(field, arg),
-                v.status,
-                v.expected,
-                v.actual,
-                score=v.score,
-                comparator=comparator,
-            )
+        name = FieldVerdict(None, MATCH, want.name, made.name, "")
+        found = [name, *arg_verdicts(rule, want.arguments, made.arguments)]
+        by = rule.comparators  # (an argument's verdict: its comparator's, else exact's)
+        self._call(e, want.name, found, compared=lambda arg: by[arg].name if by else "exact")
 
     def omitted(self, e: int, instead: str | None = None) -> None:
         """An expected call the run did not make (``instead``: what the run's step there is)."""
         want = self.want[e]
-        path = key_segment(index_segment("", e), want.name)
-        field = key_segment("[]", want.name)
-        if instead is None:
-            self._add(path, field, OMISSION, want.name, MISSING, "call not made")
-        else:
-            self._add(path, field, MISMATCH, want.name, instead, "another step taken")
-        self._unpaired_arguments(path, field, want, OMISSION, "call not made")
+        verdicts = self._unpaired(want, expected_side=True)
+        if instead is not None:
+            verdicts[0] = FieldVerdict(None, MISMATCH, want.name, instead, "another step taken")
+        self._call(e, want.name, verdicts)
 
     def invented(self, a: int) -> None:
         """A step of the run that is not expected, named by its index in the run; its place
         in the answer is the fields' ``actual_path`` (an answer cut off while the step was
         written spares them: match.py)."""
         made = self.run[a]
-        at = made.where
         if made.kind != CALL:
-            self._add(
-                index_segment("", a),
-                "[]",
-                HALLUCINATION,
-                MISSING,
-                made.role,
-                "step not expected",
-                at=at,
-            )
-            return
-        path = key_segment(index_segment("", a), made.name)
-        field = key_segment("[]", made.name)
-        self._add(path, field, HALLUCINATION, MISSING, made.name, "call not expected", at=at)
-        self._unpaired_arguments(path, field, made, HALLUCINATION, "call not expected", at)
+            self._step(a, HALLUCINATION, MISSING, made.role, "step not expected", made.where)
+        else:
+            self._call(a, made.name, self._unpaired(made, expected_side=False), made.where)
 
-    def _unpaired_arguments(
-        self, path: str, field: str, call: Step, status: str, reason: str, at: str | None = None
-    ) -> None:
-        """Each counted argument of a call with no partner: an omission (the expected side's,
-        its value the expected one) or a hallucination (the run's, its value the actual)."""
-        rule = self.settings.rule(call.name)
-        expected_side = status == OMISSION
-        for key in counted(rule, call.arguments, expected_side=expected_side):
-            value = value_of(rule, call.arguments, key)
-            expected, actual = (value, MISSING) if expected_side else (MISSING, value)
-            self._add(
-                key_segment(path, key),
-                key_segment(field, key),
-                status,
-                expected,
-                actual,
-                reason,
-                at=at,
-            )
+    def _unpaired(self, call: Step, expected_side: bool) -> list[FieldVerdict]:
+        """A call with no partner: its name and each argument its rule counts there."""
+        found = counted(self.settings.rule(call.name), call.arguments, expected_side)
+        return unpaired_verdicts(call.name, found, expected_side)
 
     def step(self, e: int, other: list[int] | None) -> None:
         """strict: an expected step that is no call (its role) against the run's message."""
         want = self.want[e]
-        path = index_segment("", e)
         if other is None:
-            self._add(path, "[]", OMISSION, want.role, MISSING, "step not taken")
+            self._step(e, OMISSION, want.role, MISSING, "step not taken")
             return
         made = self.run[other[0]]
         same = made.kind != CALL and made.role == want.role
-        self._add(path, "[]", MATCH if same else MISMATCH, want.role, self._label(other))
+        self._step(e, MATCH if same else MISMATCH, want.role, self._label(other), "")
 
     def _label(self, message: list[int] | None) -> str | None:
         if message is None:
@@ -371,45 +329,39 @@ class _Fields:
             return first.role
         return "calls " + ", ".join(self.run[a].name for a in message)
 
-    def _add(
+    def _call(
         self,
-        path: str,
-        field: str,
+        i: int,
+        name: str,
+        verdicts: list[FieldVerdict],
+        at: str | None = None,
+        compared: Callable[[str], str] | None = None,
+    ) -> None:
+        """The rows of a call at step ``i`` (of the expected run, or the run's where invented)."""
+        path = key_segment(index_segment("", i), name)
+        field = key_segment("[]", name)
+        self.out += call_rows(verdicts, path, field, "trajectory", at, compared=compared)
+
+    def _step(
+        self,
+        i: int,
         status: str,
-        expected: object,
-        actual: object,
-        reason: str = "",
-        score: float | None = None,
-        comparator: str = "trajectory",
+        expected: MaybeJson,
+        actual: MaybeJson,
+        why: str,
         at: str | None = None,
     ) -> None:
-        if score is None:
-            score = 1.0 if status == MATCH else 0.0
-        self.out.append(
-            FieldResult(path, status, score, expected, actual, comparator, reason, field, at)
-        )
+        """The row of a step that is no call, at step ``i``."""
+        verdict = FieldVerdict(None, status, expected, actual, why)
+        self.out += call_rows([verdict], index_segment("", i), "[]", "trajectory", at)
 
 
-Judge = Callable[[int, int], tuple[bool, float]]
 T = TypeVar("T")
 
 
 def _flipped(check: Callable[[int, int], T]) -> Callable[[int, int], T]:
     """``check`` of (expected, run) taking (run, expected)."""
     return lambda a, e: check(e, a)
-
-
-def _calls(steps: list[Step], side: str, settings: Settings) -> Calls:
-    """The calls among ``steps`` as the pairing reads them, each by its function's rule."""
-    return Calls(
-        side, [i for i, step in enumerate(steps) if step.kind == CALL], steps, settings.rule
-    )
-
-
-def _valid_under(settings: Settings, want: Step, made: Step) -> bool:
-    return want.name == made.name and agrees(
-        settings.rule(want.name), want.arguments, made.arguments
-    )
 
 
 TRAJECTORY = Metric(
