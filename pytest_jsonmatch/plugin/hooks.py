@@ -86,7 +86,8 @@ def pytest_configure(config: pytest.Config) -> None:
                 settings.rootpath,
                 shared=os.path.dirname(log) if log else None,
             )
-            if not hasattr(config, "workerinput"):  # measured or read once, in the controller
+            # measured or read once, in the controller; a collection alone asks no judge
+            if not hasattr(config, "workerinput") and not config.option.collectonly:
                 from ..session.judge_calibration import session_calibration as calibration
 
                 session.read_files().calibration = calibration(settings, session.judge)

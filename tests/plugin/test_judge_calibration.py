@@ -71,6 +71,9 @@ def test_a_session_measures_its_judge_and_is_gated_on_the_bounds(pytester, serve
         "from pytest_jsonmatch import assert_json_match\n\n"
         "def test_a():\n    assert_json_match({'a': 1}, {'a': 1})\n",
     )
+    # a collection alone asks the judge nothing
+    pytester.runpytest_inprocess(*ARGS, "--collect-only", "--jsonmatch-record=once")
+    assert server.total == 0
     result = pytester.runpytest_inprocess(
         *ARGS, "--jsonmatch-report=report.json", "--jsonmatch-record=once"
     )
