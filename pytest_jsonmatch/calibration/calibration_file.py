@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.core.errors import ConfigError
+from ..engine.core.errors import ConfigError, value_kind
 from ..engine.reading.user_files import read_regular_text
 from ..reporting.run_model.atomic import write_atomic
 
@@ -169,7 +169,7 @@ def read_calibration(path: Path) -> Calibration:
         raise _bad(path, f"not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get(KEY) != VERSION:
         found = data.get(KEY) if isinstance(data, dict) else None
-        raise _bad(path, f"no {KEY!r}: {VERSION} at its top (found {_kind(found)})")
+        raise _bad(path, f"no {KEY!r}: {VERSION} at its top (found {value_kind(found)})")
     try:
         return _calibration(data)
     except _Wrong as exc:
@@ -190,23 +190,14 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _kind(value: object) -> str:
-    """A value as a message names it: a short scalar as it is, anything else by its type."""
-    if isinstance(value, (bool, int, float, type(None))):
-        return repr(value)
-    if isinstance(value, str) and len(value) < 40:
-        return repr(value)
-    return f"a {type(value).__name__}"
-
-
 def _get(data: dict[str, Any], key: str, where: str, kinds: tuple[type, ...]) -> Any:
     if key not in data:
         raise _Wrong(f"{where}{key} is missing")
     value = data[key]
     if isinstance(value, bool) and bool not in kinds:
-        raise _Wrong(f"{where}{key} is {_kind(value)}")
+        raise _Wrong(f"{where}{key} is {value_kind(value)}")
     if not isinstance(value, kinds):
-        raise _Wrong(f"{where}{key} is {_kind(value)}")
+        raise _Wrong(f"{where}{key} is {value_kind(value)}")
     return value
 
 
@@ -291,7 +282,7 @@ def _panel(data: dict[str, Any] | None) -> PanelResult | None:
     for i, member in enumerate(_get(data, "members", "panel.", (list,))):
         where = f"panel.members[{i}]."
         if not isinstance(member, dict):
-            raise _Wrong(f"{where[:-1]} is {_kind(member)}")
+            raise _Wrong(f"{where[:-1]} is {value_kind(member)}")
         judge = _identity(_mapping(member, "judge", where), f"{where}judge.")
         overall = _figures(_mapping(member, "overall", where), f"{where}overall.")
         requests = _count(member, "requests", where)
@@ -304,7 +295,7 @@ def _calibration(data: dict[str, Any]) -> Calibration:
     fields = {
         str(name): _figures(value, f"fields[{name!r}].")
         if isinstance(value, dict)
-        else _raise(f"fields[{name!r}] is {_kind(value)}")
+        else _raise(f"fields[{name!r}] is {value_kind(value)}")
         for name, value in _mapping(data, "fields", "").items()
     }
     repeat_k = _get(data, "repeat_k", "", (int, type(None)))
@@ -338,7 +329,7 @@ def _folders(data: dict[str, Any]) -> tuple[str, ...]:
     """The optional ``case_folders``: a list of texts (none in a file made without them)."""
     folders = data.get("case_folders", [])
     if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
-        raise _Wrong(f"case_folders is {_kind(folders)}, not a list of folder names")
+        raise _Wrong(f"case_folders is {value_kind(folders)}, not a list of folder names")
     return tuple(folders)
 
 

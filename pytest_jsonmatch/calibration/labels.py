@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.core.errors import ConfigError
+from ..engine.core.errors import ConfigError, value_kind
 from ..engine.core.values import JsonValue
 from ..engine.reading.safe_yaml import YamlNode, decode_text, line_of, parse_yaml
 from ..engine.reading.user_files import read_regular
@@ -108,30 +108,21 @@ def _yaml(text: str, shown: str) -> list[tuple[object, str]]:
     if not isinstance(value, list):
         raise ConfigError(
             f"labels file {shown}:1: a list of labelled items (or a mapping with one key, "
-            f"'labels', holding it), not {_kind(value)}"
+            f"'labels', holding it), not {value_kind(value)}"
         )
     return [(entry, f"{shown}:{line_of(node)}") for entry, node in zip(value, nodes)]
-
-
-def _kind(value: object) -> str:
-    """A value as a message names it: a short scalar as it is (quoted), else its type."""
-    if isinstance(value, (bool, int, float, type(None))):
-        return repr(value)
-    if isinstance(value, str) and len(value) < 40:
-        return repr(value)
-    return f"a {type(value).__name__}"
 
 
 def _label(entry: object, where: str, n: int) -> Label:
     """One item checked into a Label (``n``: its position, its id where it gives none)."""
     if not isinstance(entry, dict):
-        raise ConfigError(f"labels file {where}: item {n} is {_kind(entry)}, not a mapping")
+        raise ConfigError(f"labels file {where}: item {n} is {value_kind(entry)}, not a mapping")
     ident = entry.get("id", str(n))
-    name = f"item {n}" if "id" not in entry else f"item {n} (id {_kind(ident)})"
+    name = f"item {n}" if "id" not in entry else f"item {n} (id {value_kind(ident)})"
     extra = [k for k in entry if k not in KEYS]
     if extra:
         raise ConfigError(
-            f"labels file {where}: {name}: unknown key {_kind(extra[0])}; an item holds "
+            f"labels file {where}: {name}: unknown key {value_kind(extra[0])}; an item holds "
             f"{', '.join(KEYS)} (id optional)"
         )
     for key in KEYS[1:]:
@@ -146,7 +137,7 @@ def _label(entry: object, where: str, n: int) -> Label:
         if not good:
             want = "'same' or 'different'" if key == "human" else "a non-empty line of text"
             raise ConfigError(
-                f"labels file {where}: {name}: {key} must be {want}, not {_kind(value)}"
+                f"labels file {where}: {name}: {key} must be {want}, not {value_kind(value)}"
             )
     return Label(
         ident, entry["field"], entry["reference"], entry["produced"], VERDICTS[entry["human"]]
@@ -158,7 +149,7 @@ def _no_twice(items: tuple[Label, ...], shown: str) -> None:
     for n, label in enumerate(items, 1):
         if label.id in seen:
             raise ConfigError(
-                f"labels file {shown!r}: item {n} has the id {_kind(label.id)} of item "
+                f"labels file {shown!r}: item {n} has the id {value_kind(label.id)} of item "
                 f"{seen[label.id]}: each item's id is its own"
             )
         seen[label.id] = n

@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TypedDict, cast
 
-from ..engine.core.errors import CaseFileError, ConfigError
+from ..engine.core.errors import CaseFileError, ConfigError, value_kind
 from ..engine.core.values import JsonValue
 from ..engine.judge import Item, JudgeSettings, Memory
 from ..engine.reading.user_files import not_owned, read_regular_text
@@ -287,22 +287,15 @@ def _checked(data: object) -> Recording:
 
 def _check_verdict(entry: object) -> None:
     if not isinstance(entry, dict) or not isinstance(entry.get("field"), str):
-        raise ValueError(f"a verdict with no field path: {_kind(entry)}")
+        raise ValueError(f"a verdict with no field path: {value_kind(entry)}")
     field = entry["field"]
     if entry.get("verdict") not in (0, 1):
-        raise ValueError(f"a verdict of {_kind(entry.get('verdict'))} at {field!r}")
+        raise ValueError(f"a verdict of {value_kind(entry.get('verdict'))} at {field!r}")
     if "expected" not in entry or "actual" not in entry:
         raise ValueError(f"the verdict at {field!r} has no expected or actual value")
     cases = entry.get("cases", [])
     if not (isinstance(cases, list) and all(isinstance(c, str) for c in cases)):
         raise ValueError(f"the cases of the verdict at {field!r}")
-
-
-def _kind(value: object) -> str:
-    """A value as an error names it: a short scalar as it is, anything else by its type."""
-    if isinstance(value, (int, float, type(None))) or (isinstance(value, str) and len(value) < 40):
-        return repr(value)
-    return f"a {type(value).__name__}"
 
 
 def _dumps(data: Recording) -> str:

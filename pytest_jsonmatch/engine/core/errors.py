@@ -128,6 +128,14 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def value_kind(value: object) -> str:
+    """A value as a message about a file names it: a short scalar as it is, anything else
+    by its type (a file's long text is never echoed)."""
+    if isinstance(value, (int, float, type(None))) or (isinstance(value, str) and len(value) < 40):
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
 def printable(text: str, keep: str = "\n") -> str:
     """``text`` safe to print on a terminal: control and format characters (escape
     sequences, bidirectional overrides) written as escapes (``\x1b``, ``\u202e``), except
