@@ -114,6 +114,14 @@ class Outputs:
         except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
             return Produced(error=exc, source=source)
 
+    def live_form(self, output: object, case_id: str) -> Produced:
+        """A live call's output as its test will score it: under a record mode, the stable
+        form it is recorded in, what ``scrub`` replaced left out; under ``off``, as it is."""
+        if self.record == "off":
+            return Produced(output=output, source="live")
+        form = recordings.recorded_form(output, case_id, self.scrub)
+        return Produced(output=form, source="live", ignored=self.scrub.ignored(form))
+
     def _from_target(
         self, case: GoldenCase, key: Hashable, repeat: int, runs: int, target: str
     ) -> Produced:

@@ -173,7 +173,7 @@ def compare_and_send(
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
-        merged = _scrubbed_ignored({**defaults.options_for(name), **options}, produced, name)
+        merged = scrubbed_ignored({**defaults.options_for(name), **options}, produced, name)
         with judged:
             if agent is None:
                 result = match_json(produced.output, expected, metric=name, **merged)
@@ -232,7 +232,7 @@ def _send_scored(
         raise batch
 
 
-def _scrubbed_ignored(
+def scrubbed_ignored(
     options: dict[str, object], produced: Produced, metric: str
 ) -> dict[str, object]:
     """``options`` with what the record setting scrubbed (``produced.ignored``) added to

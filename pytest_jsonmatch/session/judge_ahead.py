@@ -140,19 +140,20 @@ class JudgeAhead:
         from ..engine.match import match_json
         from ..engine.metrics import REGISTRY
         from ..engine.schemas.loading import references_confined_to
+        from .assertion import scrubbed_ignored
 
         case_id = key[0] if isinstance(key, tuple) and isinstance(key[0], str) else None
         tab = REGISTRY.judge_tab(case=case_id)
         try:
-            if given is not None:
-                output = given[0]
+            if given is not None:  # (in the form its test scores: recorded, scrubbed)
+                produced = self.outputs.live_form(given[0], case.id)
             else:
                 produced = self.outputs.produce(case, None, repeat, runs, target)
                 if produced.error is not None:
                     return
-                output = produced.output
-            name = case.metric or self.defaults.metric
+            output, name = produced.output, case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
+            options = scrubbed_ignored(options, produced, name)  # never judged, as in its test
             with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
                 if case.agent is None:
                     match_json(output, case.expected, metric=name, **options)

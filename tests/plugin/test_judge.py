@@ -472,3 +472,26 @@ def test_under_four_xdist_workers_the_judges_rate_holds_for_the_session(pytester
     starts = sorted(server.started)
     assert len(starts) == 6
     assert min(b - a for a, b in zip(starts, starts[3:])) > 1.0, starts
+
+
+def test_a_live_case_judged_ahead_asks_nothing_of_what_scrub_leaves_out(pytester, server):
+    # judged ahead in the call's thread, the output is taken as its test takes it: in the
+    # recorded form, the scrubbed stamp left out, so the judge is never asked about it
+    write(
+        pytester, "t.py", "def t(case_input):\n    return {'summary': '2 boxes', 'stamp': 'now'}\n"
+    )
+    write(
+        pytester,
+        "pytest.ini",
+        f"[pytest]\npythonpath = .\njsonmatch_target = t:t\njsonmatch_record = once scrub=stamp\n"
+        f"jsonmatch_judge = model=j endpoint={server.url}\n",
+    )
+    judged = "{fields: {summary: {comparator: semantic}, stamp: {comparator: semantic}}}"
+    write(
+        pytester,
+        "c.jsonmatch.yaml",
+        f"input: x\noptions: {judged}\nexpected: {{summary: two boxes, stamp: then}}\n",
+    )
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(failed=1)
+    asked = [item for request in server.items_sent for item in request]
+    assert asked and all("stamp" not in repr(item) for item in asked), asked
