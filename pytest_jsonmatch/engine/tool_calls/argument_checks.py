@@ -266,18 +266,13 @@ def call_rows(
             if other is not None and v.status == HALLUCINATION:
                 at_path, at_field = other
             at_path, at_field = key_segment(at_path, v.argument), key_segment(at_field, v.argument)
+        score = (1.0 if v.status == MATCH else 0.0) if v.score is None else v.score
+        expected = MISSING if v.status == HALLUCINATION else v.expected
+        actual = MISSING if v.status == OMISSION else v.actual
+        by = comparator if compared is None or v.argument is None else compared(v.argument)
+        where = at if v.status == HALLUCINATION else None
         out.append(
-            FieldResult(
-                at_path,
-                v.status,
-                (1.0 if v.status == MATCH else 0.0) if v.score is None else v.score,
-                MISSING if v.status == HALLUCINATION else v.expected,
-                MISSING if v.status == OMISSION else v.actual,
-                comparator if compared is None or v.argument is None else compared(v.argument),
-                v.reason,
-                at_field,
-                at if v.status == HALLUCINATION else None,
-            )
+            FieldResult(at_path, v.status, score, expected, actual, by, v.reason, at_field, where)
         )
     return out
 

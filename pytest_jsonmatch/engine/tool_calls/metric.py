@@ -223,9 +223,8 @@ def _field_results(
     for a, call in enumerate(calls):
         if a not in taken:
             verdicts = unpaired_verdicts(call.name, call.arguments.items(), expected_side=False)
-            out += call_rows(
-                verdicts, a_paths[a], key_segment("", call.name), comparator, call.where or None
-            )
+            field = key_segment("", call.name)
+            out += call_rows(verdicts, a_paths[a], field, comparator, call.where or None)
     return out
 
 

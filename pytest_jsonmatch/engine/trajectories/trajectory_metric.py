@@ -37,7 +37,7 @@ from typing import NamedTuple, TypeVar
 from ..comparing.registry import REGISTRY, Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING, JsonObject, MaybeJson
+from ..core.values import MISSING, JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
 from ..pairing.call_pairing import Calls, Valid, greedy, leftovers_in_order, optimal
 from ..pairing.pair_budget import PairBudget
@@ -302,7 +302,8 @@ class _Fields:
         written spares them: match.py)."""
         made = self.run[a]
         if made.kind != CALL:
-            self._step(a, HALLUCINATION, MISSING, made.role, "step not expected", made.where)
+            why = "step not expected"
+            self._step(a, FieldVerdict(None, HALLUCINATION, MISSING, made.role, why), made.where)
         else:
             self._call(a, made.name, self._unpaired(made, expected_side=False), made.where)
 
@@ -315,11 +316,12 @@ class _Fields:
         """strict: an expected step that is no call (its role) against the run's message."""
         want = self.want[e]
         if other is None:
-            self._step(e, OMISSION, want.role, MISSING, "step not taken")
+            self._step(e, FieldVerdict(None, OMISSION, want.role, MISSING, "step not taken"))
             return
         made = self.run[other[0]]
         same = made.kind != CALL and made.role == want.role
-        self._step(e, MATCH if same else MISMATCH, want.role, self._label(other), "")
+        status = MATCH if same else MISMATCH
+        self._step(e, FieldVerdict(None, status, want.role, self._label(other), ""))
 
     def _label(self, message: list[int] | None) -> str | None:
         if message is None:
@@ -342,17 +344,8 @@ class _Fields:
         field = key_segment("[]", name)
         self.out += call_rows(verdicts, path, field, "trajectory", at, compared=compared)
 
-    def _step(
-        self,
-        i: int,
-        status: str,
-        expected: MaybeJson,
-        actual: MaybeJson,
-        why: str,
-        at: str | None = None,
-    ) -> None:
+    def _step(self, i: int, verdict: FieldVerdict, at: str | None = None) -> None:
         """The row of a step that is no call, at step ``i``."""
-        verdict = FieldVerdict(None, status, expected, actual, why)
         self.out += call_rows([verdict], index_segment("", i), "[]", "trajectory", at)
 
 
