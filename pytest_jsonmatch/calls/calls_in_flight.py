@@ -152,13 +152,13 @@ def _names(lines: Iterable[str], sign: str) -> tuple[list[str], Counter[str]]:
 @dataclass(frozen=True)
 class Death:
     """One dead worker: the test it was running, the tests whose calls it had in flight,
-    and the verdict on the running test: ``blamed``, ``sent back`` (to run again, alone),
-    ``lost`` or ``had reported`` (its result stands)."""
+    and the running test's fate: ``blamed``, ``sent back`` (to run again, alone), ``lost``
+    or ``had reported`` (its result stands); the report's key for it is ``verdict``."""
 
     worker: str
     running: str
     calls_in_flight: tuple[str, ...]
-    verdict: CallFate
+    fate: CallFate
 
     @property
     def reason(self) -> str:
@@ -173,7 +173,7 @@ class Death:
             "worker": self.worker,
             "running": self.running,
             "calls_in_flight": list(self.calls_in_flight),
-            "verdict": self.verdict,
+            "verdict": self.fate,
         }
 
 
@@ -203,24 +203,24 @@ class Deaths:
     def rule_on(
         self, worker: str, running: str, *, reported: bool, send_back: Callable[[str], None]
     ) -> Death:
-        """The verdict on ``running``, the test ``worker`` died running (see :class:`Death`);
+        """The fate of ``running``, the test ``worker`` died running (see :class:`Death`);
         ``send_back`` schedules a test to run again (NotImplementedError: it cannot)."""
         flight = self._in_flight.pop(worker, [])
-        verdict: CallFate = "sent back"
+        fate: CallFate = "sent back"
         if reported:
-            verdict = "had reported"
+            fate = "had reported"
         elif not set(flight) - {running}:
-            verdict = "blamed"
+            fate = "blamed"
         elif self._sent_back[running] >= MAX_RERUNS:
-            verdict = "lost"
+            fate = "lost"
         else:
             self._sent_back[running] += 1
             self._suspect([running], worker)  # before it is sent: no call of it runs ahead
             try:
                 send_back(running)
             except NotImplementedError:  # (xdist's --dist loadscope, loadfile, each)
-                verdict = "lost"
-        self.deaths.append(Death(worker, running, tuple(flight), verdict))
+                fate = "lost"
+        self.deaths.append(Death(worker, running, tuple(flight), fate))
         return self.deaths[-1]
 
     def finish(self, reported: set[str]) -> dict[str, str]:
@@ -228,7 +228,7 @@ class Deaths:
         call, with the reason; the logs are removed."""
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
-        blamed = {d.running for d in self.deaths if d.verdict == "blamed"}
+        blamed = {d.running for d in self.deaths if d.fate == "blamed"}
         return {
             name: f"lost call: the xdist worker {worker} died while this test or its call "
             f"was in flight beside the calls of others, and it did not run again; "

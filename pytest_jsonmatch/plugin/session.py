@@ -234,9 +234,9 @@ class JsonmatchSession:
             reported=crashitem in self.ran,
             send_back=sched.mark_test_pending,
         )
-        if death.verdict == "sent back":
+        if death.fate == "sent back":
             report.outcome = "rerun"  # as pytest-rerunfailures has it
-        elif death.verdict == "blamed":
+        elif death.fate == "blamed":
             self.ran.add(crashitem)
             self._unscored(crashitem, death.reason)
 

@@ -50,7 +50,7 @@ def test_the_running_test_is_blamed_only_when_no_other_call_was_in_flight(tmp_pa
     _started(workers["gw0"], "t1")
     deaths.worker_down("gw0")
     blamed = deaths.rule_on("gw0", "t1", reported=False, send_back=sent.append)
-    assert (blamed.verdict, blamed.calls_in_flight, sent) == ("blamed", ("t1",), [])
+    assert (blamed.fate, blamed.calls_in_flight, sent) == ("blamed", ("t1",), [])
     assert blamed.reason == (
         "the xdist worker gw0 died running this test, and no other call was in flight"
     )
@@ -59,7 +59,7 @@ def test_the_running_test_is_blamed_only_when_no_other_call_was_in_flight(tmp_pa
     _started(workers["gw1"], "t3")
     deaths.worker_down("gw1")
     assert workers["gw2"].suspect("t3") and not workers["gw2"].suspect("t2")
-    assert deaths.rule_on("gw1", "t2", reported=False, send_back=sent.append).verdict == "sent back"
+    assert deaths.rule_on("gw1", "t2", reported=False, send_back=sent.append).fate == "sent back"
     assert sent == ["t2"] and workers["gw2"].suspect("t2") and not workers["gw2"].suspect("t9")
     assert deaths.deaths[-1].to_dict() == {
         "worker": "gw1",
@@ -70,9 +70,7 @@ def test_the_running_test_is_blamed_only_when_no_other_call_was_in_flight(tmp_pa
     # a test whose result reached the controller before its worker died keeps it
     _started(workers["gw2"], "t4")
     deaths.worker_down("gw2")
-    assert (
-        deaths.rule_on("gw2", "t2", reported=True, send_back=sent.append).verdict == "had reported"
-    )
+    assert deaths.rule_on("gw2", "t2", reported=True, send_back=sent.append).fate == "had reported"
     assert sent == ["t2"]
     # t2 never reports, t3 is not seen again: both lost calls; t1 was blamed, not lost
     lost = deaths.finish({"t4"})
@@ -87,19 +85,17 @@ def test_a_test_sent_back_twice_or_that_cannot_be_sent_back_is_lost(tmp_path):
     deaths = Deaths()
     log = CallLog(deaths.log_path("gw0"))
     _started(log, "other")
-    verdicts = []
+    fates = []
     for worker in ("gw0", "gw0", "gw0"):
         deaths.worker_down(worker)
-        verdicts.append(
-            deaths.rule_on(worker, "t", reported=False, send_back=lambda n: None).verdict
-        )
-    assert verdicts == ["sent back", "sent back", "lost"]
+        fates.append(deaths.rule_on(worker, "t", reported=False, send_back=lambda n: None).fate)
+    assert fates == ["sent back", "sent back", "lost"]
 
     def cannot(name: str) -> None:
         raise NotImplementedError  # as xdist's loadscope, loadfile and each schedulers do
 
     deaths.worker_down("gw0")
-    assert deaths.rule_on("gw0", "u", reported=False, send_back=cannot).verdict == "lost"
+    assert deaths.rule_on("gw0", "u", reported=False, send_back=cannot).fate == "lost"
     assert sorted(deaths.finish(set())) == ["other", "t", "u"]
 
 
