@@ -28,7 +28,6 @@ from pytest_jsonmatch import ConfigError, match_json
 from pytest_jsonmatch.engine.comparing import edit_distance
 from pytest_jsonmatch.engine.comparing.registry import REGISTRY
 from pytest_jsonmatch.engine.core.values import json_equal
-from pytest_jsonmatch.engine.results.field_results import MATCH
 from pytest_jsonmatch.engine.pairing.call_pairing import (
     CELLS_UNCOUNTED,
     Calls,
@@ -37,6 +36,7 @@ from pytest_jsonmatch.engine.pairing.call_pairing import (
     optimal,
 )
 from pytest_jsonmatch.engine.pairing.pair_budget import PairBudget, Weight, check_steps
+from pytest_jsonmatch.engine.results.field_results import MATCH
 from pytest_jsonmatch.engine.tool_calls.argument_checks import (
     ArgRule,
     agrees,
@@ -50,6 +50,7 @@ from pytest_jsonmatch.engine.tool_calls.argument_checks import (
 
 def Budget() -> PairBudget:  # noqa: N802
     return PairBudget(PairBudget.STEPS)
+
 
 # A comparison that used to run 40 s to minutes takes well under a second now, in a
 # subprocess whose own start and imports take about half a second (a few on a loaded machine)
