@@ -116,12 +116,31 @@ def parse_hosts(value: str, what: str) -> tuple[str, ...]:
 @contextmanager
 def for_case(name: str) -> Iterator[None]:
     """While the body runs in this context (a target's call for test ``name``), a refused
-    connection names ``name``."""
+    connection names ``name``; a client that wraps the refusal in its own error (openai
+    before 1.5x: "Connection error.") gives it back as it was, so the case says which host."""
     token = _CASE.set(name)
     try:
         yield
+    except Exception as exc:  # (re-raised as it is unless a refusal is inside)
+        refusal = _refusal_in(exc)
+        if refusal is None or refusal is exc:
+            raise
+        raise NetworkBlocked(str(refusal)) from exc
     finally:
         _CASE.reset(token)
+
+
+def _refusal_in(exc: BaseException) -> NetworkBlocked | None:
+    """The refusal among ``exc`` and the errors it was raised from or during (a bounded
+    walk: a chain may loop)."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen and len(seen) < 50:
+        if isinstance(at, NetworkBlocked):
+            return at
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return None
 
 
 def block(allowed: Sequence[str], what: str) -> None:

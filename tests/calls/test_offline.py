@@ -191,12 +191,33 @@ def test_a_malformed_key_names_the_setting_and_the_value(text, message):
     assert "\n" not in str(caught.value) and "\x1b" not in str(caught.value)
 
 
-def test_a_client_raises_the_refusal_as_it_is(server, blocked):
-    # the real openai client (its default retries on): NetworkBlocked is no OSError, so it is
-    # neither retried nor wrapped in an APIConnectionError that would hide the host and case
+def test_a_clients_refusal_reaches_the_case_as_it_is(server, blocked):
+    # the real openai client (its default retries on), as a target's call runs it: a recent
+    # client lets NetworkBlocked (no OSError) through as it is; the oldest the project takes
+    # (1.40) retries any error and wraps it in "APIConnectionError: Connection error.", from
+    # which the call's context gives the refusal back, naming the host and the case
     openai = pytest.importorskip("openai")  # (the test extra installs it)
     url, port = server
     blocked((), "jsonmatch_record")
     client = openai.OpenAI(base_url=url + "v1", api_key="test-key")
-    with pytest.raises(offline.NetworkBlocked, match=f"tried to reach 127.0.0.1:{port}, but"):
+    refused = f"test c.jsonmatch.yaml::one tried to reach 127.0.0.1:{port}, but"
+    with pytest.raises(offline.NetworkBlocked) as got, offline.for_case("c.jsonmatch.yaml::one"):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    assert str(got.value).startswith(refused)
+
+
+def test_a_refusal_wrapped_by_a_client_is_given_back_and_other_errors_pass(blocked):
+    # what openai 1.40 does with any error of its transport: retried, then wrapped
+    class ConnectionTrouble(Exception):
+        pass
+
+    blocked((), "jsonmatch_record")
+    with pytest.raises(offline.NetworkBlocked) as got, offline.for_case("c::one"):
+        try:
+            socket.create_connection(("127.0.0.1", 9), timeout=1)
+        except offline.NetworkBlocked as exc:
+            raise ConnectionTrouble("Connection error.") from exc
+    assert str(got.value).startswith("test c::one tried to reach 127.0.0.1:9, but")
+    assert isinstance(got.value.__cause__, ConnectionTrouble)
+    with pytest.raises(ValueError, match="other"), offline.for_case("c::one"):
+        raise ValueError("other")

@@ -76,7 +76,7 @@ def test_a_replay_needs_none_of_the_judges_variables(pytester, server, monkeypat
     missing, _ = _run(pytester, "none")
     missing.assert_outcomes(passed=1, failed=1)
     said = missing.stdout.str()
-    assert "FAILED cases/m.jsonmatch.yaml::a - " in said
+    assert "FAILED cases/m.jsonmatch.yaml::a" in said  # (pytest 7.4 prints no message there)
     assert (  # the case, the field and how to record it
         'case \'a\': no recorded judgment of field t: "Monday" against "monday" in '
         "__recordings__/judgments.json; record it with --jsonmatch-record=once, JUDGE_MODEL "
