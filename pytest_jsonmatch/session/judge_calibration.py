@@ -84,6 +84,11 @@ def session_calibration(
     given = setup.calibration if setup is not None else None
     if setup is None or given is None:
         return None
+    from ..calls.recordings import inside_root
+
+    for key, name in (("labels", given.labels), ("calibration", given.stored)):
+        if name:  # an ini from a pull request reads and writes only inside the root
+            inside_root(root / name, root, f"jsonmatch_judge's {key}= file")
     if given.labels:
         cal = _measure(settings, setup, calls)
         if given.stored:

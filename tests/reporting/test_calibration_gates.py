@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pytest
 
-from pytest_jsonmatch import ConfigError
+from pytest_jsonmatch import CaseFileError, ConfigError
 from pytest_jsonmatch.calibration.calibration_file import (
     Calibration,
     Consistency,
@@ -262,3 +262,20 @@ def test_a_change_of_calibration_is_named_between_two_runs_and_refused_between_s
     with pytest.raises(ValueError, match="the shards ran different judge calibrations: a and b"):
         joined_parts([("a", before), ("b", after)])
     assert joined_parts([("a", before), ("b", before)])["calibration"] == before["calibration"]
+
+
+@pytest.mark.parametrize("key", ["labels", "calibration"])
+@pytest.mark.parametrize("name", ["../outside.json", "/tmp/jsonmatch-outside.json", "link.json"])
+def test_a_calibration_path_outside_the_root_is_refused_before_any_read_or_write(
+    tmp_path, key, name
+):
+    # an ini from a pull request names where the labels are read and the calibration is
+    # written: both stay inside the root, a symlink out of it included
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "link.json").symlink_to(tmp_path / "elsewhere.json")
+    given = {"labels": CalibrationSetup(labels=name), "calibration": CalibrationSetup(stored=name)}
+    setup = JudgeSetup(JUDGE, calibration=given[key])
+    with pytest.raises(CaseFileError, match=f"jsonmatch_judge's {key}= file .* outside the test"):
+        session_calibration(_Settings(setup, root))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["root"]
