@@ -236,31 +236,36 @@ def joined_parts(shards: Sequence[tuple[str, Mapping[str, object]]]) -> Provenan
             )
     if setups:
         out["judge_setup"] = setups[0][1]
-    quarantine = _one_quarantine(shards)
-    if quarantine is not None:
-        out["quarantine"] = quarantine
-    calibration = _one_calibration(shards)
-    if calibration is not None:
-        out["calibration"] = calibration
-    offline = _one_offline(shards)
-    if offline is not None:
-        out["offline"] = offline
+    for key, differ in _ALIKE.items():
+        record = _one_alike(shards, key, differ)
+        if record is not None:
+            out[key] = record
     return cast("ProvenanceDict", out)
 
 
-def _one_offline(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
-    """The network block every shard ran under alike (None: no shard blocked); shards that
-    differ (only some offline, or other hosts allowed) are a ValueError: the merged run could
-    not say it reached no other host."""
-    first_path, first = shards[0][0], shards[0][1].get("offline")
+def _one_alike(
+    shards: Sequence[tuple[str, Mapping[str, object]]],
+    key: str,
+    differ: Callable[[str, object, str, object], str],
+) -> object:
+    """The record under ``key`` every shard holds alike (None: no shard holds one); shards
+    that differ (or of which only some hold one) are a ValueError saying how (``differ``):
+    the merged run would otherwise rest on whichever shard came first."""
+    first_path, first = shards[0][0], shards[0][1].get(key)
     for path, provenance in shards[1:]:
-        record = provenance.get("offline")
+        record = provenance.get(key)
         if record != first:
-            raise ValueError(
-                f"the shards ran with different network blocks: {first_path} "
-                f"({_offline_shown(first)}) and {path} ({_offline_shown(record)})"
-            )
+            raise ValueError(differ(first_path, first, path, record))
     return first
+
+
+def _offline_differ(first_path: str, first: object, path: str, record: object) -> str:
+    """Shards under different network blocks: the merged run could not say it reached no
+    other host."""
+    return (
+        f"the shards ran with different network blocks: {first_path} "
+        f"({_offline_shown(first)}) and {path} ({_offline_shown(record)})"
+    )
 
 
 def _offline_shown(record: object) -> str:
@@ -271,41 +276,35 @@ def _offline_shown(record: object) -> str:
     return f"offline, allowed: {json.dumps(allowed if isinstance(allowed, list) else [])}"
 
 
-def _one_calibration(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
-    """The judge's calibration every shard holds alike (None: no shard held one); shards
-    that held different ones (or only some held one) are a ValueError: the judge_* gates of
-    the whole run would rest on which shard came first."""
-    first_path, first = shards[0][0], shards[0][1].get("calibration")
-    for path, provenance in shards[1:]:
-        record = provenance.get("calibration")
-        if record != first:
-            said = _calibration_changes(first, record) or ["in one shard only"]
-            raise ValueError(
-                f"the shards ran different judge calibrations: {first_path} and {path}: "
-                + "; ".join(said)
-            )
-    return first
+def _calibration_differ(first_path: str, first: object, path: str, record: object) -> str:
+    """Shards under different judge calibrations: their judge_* gates would disagree."""
+    said = _calibration_changes(first, record) or ["in one shard only"]
+    return f"the shards ran different judge calibrations: {first_path} and {path}: " + "; ".join(
+        said
+    )
 
 
-def _one_quarantine(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
-    """The quarantine record every shard holds alike (None: no shard read one); shards that
-    read different files, or judged their dates on different days, or of which only some
-    read one, are a ValueError: their cases would gate by different rules."""
-    records = [(path, provenance.get("quarantine")) for path, provenance in shards]
-    first_path, first = records[0]
-    for path, record in records[1:]:
-        if record != first:
-            raise ValueError(
-                f"the shards ran different quarantines: {first_path} and {path} "
-                f"({_quarantine_shown(first)} and {_quarantine_shown(record)})"
-            )
-    return first
+def _quarantine_differ(first_path: str, first: object, path: str, record: object) -> str:
+    """Shards that read different quarantine files, or judged their dates on different
+    days: their cases would gate by different rules."""
+    return (
+        f"the shards ran different quarantines: {first_path} and {path} "
+        f"({_quarantine_shown(first)} and {_quarantine_shown(record)})"
+    )
 
 
 def _quarantine_shown(record: object) -> str:
     if not isinstance(record, Mapping):
         return "none"
     return f"{record.get('file')} sha256 {str(record.get('sha256'))[:12]} on {record.get('today')}"
+
+
+# the records merge keeps when every shard holds them alike, in the order it checks them
+_ALIKE: dict[str, Callable[[str, object, str, object], str]] = {
+    "quarantine": _quarantine_differ,
+    "calibration": _calibration_differ,
+    "offline": _offline_differ,
+}
 
 
 def _mapping(value: object) -> Mapping[str, object]:
