@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -225,15 +225,9 @@ def _estimate(data: dict[str, Any], where: str) -> Estimate:
     return Estimate(*(_figure(data, k, where) for k in keys))
 
 
-_FIGURE_NAMES = (
-    "agreement",
-    "kappa",
-    "ac1",
-    "true_pass_rate",
-    "true_fail_rate",
-    "false_accept_rate",
-    "prevalence_same",
-    "constant_baseline",
+# the figures a Figures holds, each an Estimate: its fields after the four counts and n
+_FIGURE_NAMES = tuple(
+    f.name for f in fields(Figures) if f.name not in ("n", "tp", "fp", "tn", "fn")
 )
 
 

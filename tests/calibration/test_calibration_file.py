@@ -156,3 +156,15 @@ def test_an_undefined_figure_is_shown_as_a_dash_and_a_field_name_escaped() -> No
     assert "### field 'a\\|b\\\\nc'" in markdown(
         cal
     ) and "| false-accept rate | - | - | - |" in markdown(cal)
+
+
+def test_the_file_holds_every_figure_the_statistics_give():
+    # agreement.py names the figures it works out; a calibration file keeps each as an
+    # Estimate field of Figures: a figure added to one and not the other fails here
+    from dataclasses import fields
+
+    from pytest_jsonmatch.calibration.calibration_file import Estimate, Figures
+    from pytest_jsonmatch.engine.judge.agreement import FIGURE_NAMES
+
+    held = tuple(f.name for f in fields(Figures) if f.type in (Estimate, "Estimate"))
+    assert held == FIGURE_NAMES
