@@ -7,8 +7,6 @@ and writes them."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,21 +44,6 @@ def _yaml(rows: list[tuple[str, str, str, str]]) -> str:
         f"- field: {f}\n  reference: {json.dumps(r)}\n  produced: {json.dumps(p)}\n  human: {h}\n"
         for f, r, p, h in rows
     )
-
-
-@pytest.fixture
-def server() -> Iterator[JudgeServer]:
-    srv = JudgeServer()
-    srv.same = {frozenset(("two boxes", "2 boxes")), frozenset(("fragile", "handle with care"))}
-    # polled every 20 ms, so that shutting it down takes no half second (serving()'s default)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02})
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(5)
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -50,20 +48,6 @@ cases:
     expected: {summary: x}
     actual: {summary: y}
 """
-
-
-@pytest.fixture
-def server() -> Iterator[JudgeServer]:
-    srv = JudgeServer()
-    srv.same = {frozenset(("two boxes", "2 boxes")), frozenset(("fragile", "handle with care"))}
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02})
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(5)
 
 
 @pytest.fixture
