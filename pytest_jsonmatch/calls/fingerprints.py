@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..engine.core.errors import CaseFileError, ConfigError
-from .offline import parse_hosts
 from .recordings import MODES, RecordMode
 from .stable_form import Scrub
 
@@ -64,6 +63,8 @@ class RecordSettings:
                 elif key == "block_network" and (not sep or value in _SWITCH):
                     out = replace(out, block_network=_SWITCH[value] if sep else True)
                 elif sep and key == "allowed_hosts":
+                    from .offline import parse_hosts  # (the block loads only when asked)
+
                     out = replace(out, allowed_hosts=parse_hosts(value, what))
                 elif modes:
                     out = replace(out, mode=modes[0])

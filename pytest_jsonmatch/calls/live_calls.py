@@ -23,7 +23,6 @@ from typing import Protocol
 from ..cases.case_files import GoldenCase
 from .call_settings import CallSettings
 from .calls_in_flight import CallLog, name_of
-from .offline import for_case
 from .runner import Done, Runner
 from .shared_starts import SharedStarts
 from .targets import Awaited, Call, Target
@@ -110,6 +109,8 @@ class LiveCalls:
         if isinstance(case.input, (dict, list)):
             case = replace(case, input=copy.deepcopy(case.input))
         target, watch, ready = self.target, self.watch, self.ready
+        # the network block's module loads with a session's first call, never without one
+        from .offline import for_case
 
         def call(awaited: Awaited) -> object:
             with for_case(name_of(key)):  # a connection the network block refuses names it
