@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..reporting.render.markdown import escape
 from .calibration_file import Calibration, Consistency, Estimate, Figures
 
 NAMES = {
@@ -115,16 +116,11 @@ def text(cal: Calibration) -> str:
     return "\n".join([*lines, "", _cost(cal)]) + "\n"
 
 
-def _escaped(text: str) -> str:
-    """Text from the labels (a field's name) safe in a Markdown line or table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-
-
 def markdown(cal: Calibration) -> str:
     """The calibration as Markdown tables (a pull request's comment, a step summary)."""
-    lines = ["## Judge calibration", "", *(f"{_escaped(line)}  " for line in _head(cal)), ""]
+    lines = ["## Judge calibration", "", *(f"{escape(line)}  " for line in _head(cal)), ""]
     for scope, figures in _scopes(cal):
-        lines += [f"### {_escaped(scope)}", "", f"{_counts(figures)}", ""]
+        lines += [f"### {escape(scope)}", "", f"{_counts(figures)}", ""]
         lines += ["| figure | value | 95% bootstrap | 95% analytic |", "|---|---:|---|---|"]
         for key, name in NAMES.items():
             lines.append("| {} | {} | {} | {} |".format(name, *_cells(getattr(figures, key))))

@@ -168,3 +168,16 @@ def test_the_file_holds_every_figure_the_statistics_give():
 
     held = tuple(f.name for f in fields(Figures) if f.type in (Estimate, "Estimate"))
     assert held == FIGURE_NAMES
+
+
+def test_a_field_name_from_the_labels_is_no_link_nor_markup_in_the_markdown() -> None:
+    # the labels file may come from a pull request: its field names reach a PR comment
+    from dataclasses import replace
+
+    from pytest_jsonmatch.calibration.showing import markdown
+
+    cal = _calibration()
+    hostile = "[x](http://evil.example) <b>"
+    cal = replace(cal, fields={hostile: cal.fields["title"], "d": cal.fields["summary"]})
+    [heading] = [line for line in markdown(cal).splitlines() if "evil" in line]
+    assert heading == "### field '\\[x\\]\\(http:\u200b//evil.example\\) \\<b\\>'"
