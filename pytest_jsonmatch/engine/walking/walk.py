@@ -23,7 +23,7 @@ from ..core.values import (
     JsonValue,
     json_type,
 )
-from ..judge import BatchScores
+from ..judge import UNASKED, BatchScores
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
@@ -79,6 +79,35 @@ def walk(
     return found.finish()
 
 
+# Root scorers kept by the expected object's keys (``walk_counted``): one dict per set of
+# records, made by its caller, where the schema, the configuration and the form are fixed.
+Roots = dict[tuple[str, ...], "compiled.Scorer"]
+
+
+def walk_counted(
+    cfg: WalkConfig,
+    expected: JsonValue,
+    actual: object,
+    schema: SchemaNode | None,
+    roots: Roots,
+    unread: bool,
+) -> WalkOutput:
+    """``walk(..., tally=True)`` for a record no judge can score a field of (an Entry's
+    ``countable`` records): no batch of scores is kept, and a root object whose keys were
+    met before goes straight to its scorer, found in ``roots`` (what ``Walk.run`` finds
+    for it: the record's node, flags and configuration are its set's)."""
+    found = Walk(cfg, UNASKED, PairBudget(), True, unread)
+    if type(expected) is dict and type(actual) is dict:
+        scorer = roots.get(tuple(expected))
+        if scorer is not None:
+            scorer(found, expected, actual, ROOT, 0)
+            return found.finish()
+        found.run(expected, actual, schema, roots)
+    else:
+        found.run(expected, actual, schema)
+    return found.finish()
+
+
 class Walk(LeafScoring):
     """One walk of one record; see :func:`walk`."""
 
@@ -98,7 +127,15 @@ class Walk(LeafScoring):
         self.out = WalkOutput()
         self.deferred = []  # the judge's placeholders (LeafScoring)
 
-    def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
+    def run(
+        self,
+        expected: JsonValue,
+        actual: object,
+        schema: SchemaNode | None,
+        roots: Roots | None = None,
+    ) -> None:
+        """Walk the record from its root; a root scorer found is kept in ``roots`` by the
+        expected object's keys, when given (``walk_counted``)."""
         cfg = self.cfg
         root = ROOT
         if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
@@ -117,6 +154,8 @@ class Walk(LeafScoring):
                 # properties and no comparator is no leaf)
                 scorer = compiled.scorer_for(schema, expected, root, cfg, self.tally)
                 if scorer is not None:
+                    if roots is not None:
+                        roots[tuple(expected)] = scorer
                     scorer(self, expected, actual, root, 0)
                     return
         self.node(expected, self.read(actual, 0), root, schema, 0)
