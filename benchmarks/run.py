@@ -348,6 +348,14 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
                 if rc != 0 or f"{n} passed" not in tail:
                     raise RuntimeError(f"suite run ({variant}) failed, rc={rc}:\n{tail}")
                 acc.append((cpu, wall))
+        # peak resident memory of one session each (the bound: within 1.25x of
+        # the minimal collector's)
+        peaks = {}
+        for variant in ("plugin", "minimal"):
+            peak, rc, tail = suite.suite_peak(root, variant, args.quick)
+            if rc != 0 or f"{n} passed" not in tail:
+                raise RuntimeError(f"suite run ({variant}) failed, rc={rc}:\n{tail}")
+            peaks[variant] = peak
     cpu_plugin, cpu_min = [c for c, _ in t_plugin], [c for c, _ in t_min]
     t, base = statistics.median(cpu_plugin), statistics.median(cpu_min)
     ratio = statistics.median(p / m for p, m in zip(cpu_plugin, cpu_min))  # paired runs
@@ -366,6 +374,18 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
             f"per case {t / n * 1e3:.2f} ms vs "
             f"{base / n * 1e3:.2f} ms of CPU; ratios {_spread(cpu_plugin, cpu_min)}; "
             f"wall-clock ratio {wall:.2f}x ({_spread([w for _, w in t_plugin], [w for _, w in t_min])})",
+        ),
+        Row(
+            "suite",
+            f"{n} one-case YAML files, pytest + jsonmatch (peak memory)",
+            None,  # (a memory row: its figures are in the note)
+            "minimal collector (CSafeLoader, ==)",
+            None,
+            peaks["plugin"] / peaks["minimal"],
+            "<= 1.25x",
+            _verdict(peaks["plugin"] <= 1.25 * peaks["minimal"]),
+            1,
+            f"peak RSS {peaks['plugin'] / 2**20:.1f} MB vs {peaks['minimal'] / 2**20:.1f} MB",
         ),
         _concurrent_calls_row(args),
     ]

@@ -93,14 +93,27 @@ def _env() -> dict[str, str]:
 
 
 def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    wall, cpu, rc, tail, _ = _run_measured(root, extra, env)
+    return wall, cpu, rc, tail
+
+
+def _run_measured(
+    root: Path, extra: list[str], env: dict[str, str]
+) -> tuple[float, float, int, str, int]:
+    """One pytest session over ``root/cases``: wall and CPU seconds, exit status, the end of
+    its output, and its peak resident memory in bytes (the operating system's accounting of
+    that one process, ``os.wait4``)."""
     cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra, "cases"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+    with tempfile.TemporaryFile("w+") as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read()
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, proc.returncode, text[-4000:], usage.ru_maxrss * 1024  # (Linux: kB)
 
 
 def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, float, int, str]:
@@ -114,6 +127,23 @@ def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, flo
         filter(None, [str(root / "plugins"), env.get("PYTHONPATH", "")])
     )
     return _run(root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env)
+
+
+def suite_peak(root: Path, variant: str, quick: bool = False) -> tuple[int, int, str]:
+    """:func:`run_suite`'s session, measured for its peak resident memory: (bytes, exit
+    status, the end of its output)."""
+    env = _env()
+    base = QUICK_ARGS if quick else []
+    if variant == "plugin":
+        _, _, rc, tail, peak = _run_measured(root, base, env)
+        return peak, rc, tail
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(root / "plugins"), env.get("PYTHONPATH", "")])
+    )
+    _, _, rc, tail, peak = _run_measured(
+        root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env
+    )
+    return peak, rc, tail
 
 
 def run_plugin(root: Path, extra: list[str], quick: bool = False) -> tuple[float, float, int, str]:
