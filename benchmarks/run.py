@@ -377,7 +377,7 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
         ),
         Row(
             "suite",
-            f"{n} one-case YAML files, pytest + jsonmatch (peak memory)",
+            f"{n} one-case YAML files, pytest + jsonmatch (peak memory size)",
             None,  # (a memory row: its figures are in the note)
             "minimal collector (CSafeLoader, ==)",
             None,

@@ -50,14 +50,39 @@ class CaseItem(pytest.Item):
 """
 
 
+# Loaded by both variants when their memory is measured: the session's own peak resident
+# memory (Linux: VmHWM, the high-water mark of this program's memory alone), written where
+# JM_PEAK_FILE says.
+PEAK_PLUGIN = """\
+import os
+import resource
+import sys
+
+
+def pytest_unconfigure(config):
+    out = os.environ.get("JM_PEAK_FILE")
+    if not out:
+        return
+    try:
+        with open("/proc/self/status") as f:
+            peak = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):  # not Linux: the process's own maximum (macOS: bytes)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak *= 1 if sys.platform == "darwin" else 1024
+    with open(out, "w") as f:
+        f.write(str(peak))
+"""
+
+
 def write_suite(root: Path, n: int, seed: int = 4321) -> Path:
     """``root/cases/`` with ``n`` case files (pairs that pass: actual equals expected, so
     ``==`` and every metric agree), ``root/pytest.ini`` to pin the rootdir, and
-    ``root/plugins/jm_minimal.py``."""
+    ``root/plugins/jm_minimal.py`` (and ``jm_peak.py``, see suite_peak)."""
     (root / "cases").mkdir(parents=True, exist_ok=True)
     (root / "plugins").mkdir(exist_ok=True)
     (root / "pytest.ini").write_text("[pytest]\n")
     (root / "plugins" / "jm_minimal.py").write_text(MINIMAL_PLUGIN)
+    (root / "plugins" / "jm_peak.py").write_text(PEAK_PLUGIN)
     rng = random.Random(seed)
     pairs = corpus(min(n, 500), seed=seed)
     for i in range(n):
@@ -93,27 +118,14 @@ def _env() -> dict[str, str]:
 
 
 def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
-    wall, cpu, rc, tail, _ = _run_measured(root, extra, env)
-    return wall, cpu, rc, tail
-
-
-def _run_measured(
-    root: Path, extra: list[str], env: dict[str, str]
-) -> tuple[float, float, int, str, int]:
-    """One pytest session over ``root/cases``: wall and CPU seconds, exit status, the end of
-    its output, and its peak resident memory in bytes (the operating system's accounting of
-    that one process, ``os.wait4``)."""
     cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra, "cases"]
-    with tempfile.TemporaryFile("w+") as out:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read()
-    cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, proc.returncode, text[-4000:], usage.ru_maxrss * 1024  # (Linux: kB)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
 def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, float, int, str]:
@@ -131,18 +143,20 @@ def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, flo
 
 def suite_peak(root: Path, variant: str, quick: bool = False) -> tuple[int, int, str]:
     """:func:`run_suite`'s session, measured for its peak resident memory: (bytes, exit
-    status, the end of its output)."""
+    status, the end of its output). The session reports its own (``jm_peak``, loaded by
+    both variants): a child's ``ru_maxrss`` would count the parent's memory it started as."""
     env = _env()
-    base = QUICK_ARGS if quick else []
-    if variant == "plugin":
-        _, _, rc, tail, peak = _run_measured(root, base, env)
-        return peak, rc, tail
+    extra = [*(QUICK_ARGS if quick else []), "-p", "jm_peak"]
+    if variant != "plugin":
+        extra += ["-p", "no:jsonmatch", "-p", "jm_minimal"]
     env["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(root / "plugins"), env.get("PYTHONPATH", "")])
     )
-    _, _, rc, tail, peak = _run_measured(
-        root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env
-    )
+    with tempfile.TemporaryDirectory(prefix="jm-bench-peak-") as tmp:
+        env["JM_PEAK_FILE"] = str(Path(tmp) / "peak")
+        _, _, rc, tail = _run(root, extra, env)
+        found = Path(env["JM_PEAK_FILE"])
+        peak = int(found.read_text()) if found.exists() else 0
     return peak, rc, tail
 
 
