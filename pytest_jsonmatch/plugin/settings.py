@@ -35,9 +35,7 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..reporting.verdicts.versus import VersusSettings
 
 
-# (no __eq__, __hash__ or __repr__: a session has one, compared by identity; each
-# method a dataclass makes is code compiled at import, in every pytest session)
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class Settings(SettingParts):
     """The session's settings, read once (see the module docstring); the parts other stages
     parse are session/setting_parts.py's."""

@@ -39,9 +39,7 @@ PREFIX = gate_specs.PREFIX  # of every ini setting; the gates' messages name the
 _T = TypeVar("_T", bound=str)
 
 
-# (no __eq__, __hash__ or __repr__: a session has one, compared by identity; each
-# method a dataclass makes is code compiled at import, in every pytest session)
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class SettingParts:
     """Each ``given_<part>`` is the part as parsed from the session's settings, None when the
     setting was left at its default; the property ``<part>`` is the one to read."""

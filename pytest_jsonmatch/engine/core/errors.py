@@ -6,6 +6,7 @@ caller can catch them all in one place; the subclasses say which kind of mistake
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -106,8 +107,6 @@ def did_you_mean(name: object, known: object) -> str:
     if not isinstance(name, str):
         return ""
     candidates = sorted(str(n) for n in known)  # type: ignore[attr-defined]
-    import difflib  # (here: every pytest session imports this module, few need a suggestion)
-
     close = difflib.get_close_matches(name, candidates, n=2, cutoff=0.75)
     if not close:
         folded = {c.casefold(): c for c in candidates}
