@@ -49,7 +49,7 @@ from .results.post_processors import spare_cut_elements
 from .schemas.eval_schema import SchemaNode
 from .walking import generated_scorers
 from .walking.prefetch import prefetch_strings
-from .walking.walk import walk
+from .walking.walk import Roots, walk, walk_counted
 
 if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _validator)
     from .schemas.conformance import Validator
@@ -75,6 +75,7 @@ class Entry:
         "truncated",
         "unread",
         "countable",
+        "roots",
     )
 
     def __init__(
@@ -97,6 +98,7 @@ class Entry:
         metric, cfg = self.metric, self.cfg
         self.schema = schema
         self.countable = COUNT_TALLIES and _countable(metric, cfg, schema, self.options)
+        self.roots: Roots = {}  # the counted records' root scorers (walk.walk_counted)
         # records whose actual side the walk may check as it reads it, instead of the door
         # (walk.walk's ``unread``): generated scorers read it all (its extra keys and
         # elements too, which count), no judge is handed its values, and nothing else reads
@@ -116,6 +118,8 @@ class Entry:
     def read_expected(self, value: object, side: str) -> tuple[JsonValue, int]:
         """An expected record parsed strictly and read through the door (a :class:`Read`
         one, an object or an allowed array, as it is); ``side`` names it in errors."""
+        if type(value) is dict:  # (what as_data and parse_expected make of it: itself)
+            return _read(value, side, self.cfg)
         allow_array = self.metric.allow_array
         if type(value) is Read:
             if type(value.value) is dict or (allow_array and type(value.value) is list):
@@ -317,7 +321,7 @@ class _Rescore:
             prefetch_strings(cfg, expected, actual)
         # the generated scorers' tallies, and the general walk's FieldResults among them
         # made tallies (field_results.tally: status and score in the same slots)
-        found = walk(cfg, expected, actual, schema, tally=True, unread=unread)
+        found = walk_counted(cfg, expected, actual, schema, e.roots, unread)
         fields = as_tallies(found.fields)
         tallies.update(fields)  # (counted in C: Counter's own loop over an iterable)
         precision, recall = precision_recall(fields)

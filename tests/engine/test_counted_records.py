@@ -410,3 +410,34 @@ def test_a_metric_that_leaves_extra_fields_uncounted_reads_them_through_the_door
     finally:
         REGISTRY.restore(state)
     assert run.records[0].score == 1.0  # the extra field counts for nothing
+
+
+def test_root_scorers_kept_by_keys_score_each_record_as_a_full_walk() -> None:
+    # records of several root shapes, each met often enough to be compiled and then kept
+    # by its keys (walk.walk_counted): the first keys in another order, a key missing, a
+    # key added; every record scored as score_records scores it in full
+    shapes = [
+        {"id": "A", "total": 1.5, "paid": True},
+        {"total": 1.5, "id": "A", "paid": True},
+        {"id": "A", "total": 1.5},
+        {"id": "A", "total": 1.5, "paid": True, "note": "x"},
+    ]
+    expected = [dict(shapes[i % 4]) for i in range(40)]
+    actual = [dict(e, total=2.5) if i % 3 else dict(e) for i, e in enumerate(expected)]
+    counted = evaluate_records(expected, actual, "field_f1")
+    _, full = score_records(expected, actual, "field_f1")
+    assert [(r.score, r.precision, r.recall) for r in counted.records] == [
+        (r.score, r.precision, r.recall) for r in full
+    ]
+    assert [r.fields for r in counted.records] == [r.fields for r in full]
+
+
+def test_the_judge_of_counted_records_refuses_to_be_asked() -> None:
+    from pytest_jsonmatch.engine.judge import UNASKED
+
+    class Item:
+        path = "a.b"
+
+    with pytest.raises(AssertionError, match="a.b"):
+        UNASKED.ask(object(), Item(), "a.b")  # type: ignore[arg-type]
+    assert not UNASKED.waiting and not UNASKED.rewalk

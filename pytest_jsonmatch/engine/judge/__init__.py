@@ -38,6 +38,7 @@ from ..core.lazy_names import lazy_names
 _NAMES = {
     "Failed": "batching",
     "BatchScores": "batching",
+    "UNASKED": "batching",
     "JudgeFigures": "figures",
     "JudgeSettings": "judge_settings",
     "judge_settings_from_pairs": "judge_settings",
@@ -54,6 +55,7 @@ _NAMES = {
 __all__ = sorted(_NAMES)
 
 if TYPE_CHECKING:  # the same names for type checkers
+    from .batching import UNASKED as UNASKED
     from .batching import BatchScores as BatchScores
     from .batching import Failed as Failed
     from .figures import JudgeFigures as JudgeFigures

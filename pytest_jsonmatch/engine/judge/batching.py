@@ -119,3 +119,17 @@ class BatchScores:
                     self.known[key] = check_score(name, answer)
                 except ComparatorError as exc:
                     self.known[key] = Failed(str(exc))
+
+
+class Unasked(BatchScores):
+    """The judge of the records no judge can score a field of (``walk.walk_counted``): one
+    for them all, since none asks it; a record that did would break its caller's promise."""
+
+    def __init__(self) -> None:  # (no registry: nothing is ever resolved)
+        self.known, self.waiting, self.rewalk = {}, {}, False
+
+    def ask(self, comparator: Comparator, item: Batched, actual_path: str) -> float | Failed | None:
+        raise AssertionError(f"a field ({item.path}) asked a judge that is never asked")
+
+
+UNASKED = Unasked()

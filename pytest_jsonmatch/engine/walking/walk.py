@@ -23,7 +23,7 @@ from ..core.values import (
     JsonValue,
     json_type,
 )
-from ..judge import BatchScores
+from ..judge import UNASKED, BatchScores
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
@@ -79,6 +79,56 @@ def walk(
     return found.finish()
 
 
+# Root scorers kept by the expected object's keys (``walk_counted``): one dict per set of
+# records, made by its caller, where the schema, the configuration and the form are fixed.
+Roots = dict[tuple[str, ...], "compiled.Scorer"]
+
+
+def walk_counted(
+    cfg: WalkConfig,
+    expected: JsonValue,
+    actual: object,
+    schema: SchemaNode | None,
+    roots: Roots,
+    unread: bool,
+) -> WalkOutput:
+    """``walk(..., tally=True)`` for a record no judge can score a field of (an Entry's
+    ``countable`` records): no batch of scores is kept, and the root object's scorer is
+    kept in ``roots`` by its keys (the record's node, flags and configuration are its
+    set's: ``root_scorer`` would find the same one)."""
+    found = Walk(cfg, UNASKED, PairBudget(), True, unread)
+    if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
+        keys = tuple(expected)
+        scorer = roots.get(keys)
+        if scorer is None:
+            scorer = root_scorer(cfg, expected, schema, True)
+            if scorer is not None:
+                roots[keys] = scorer
+        if scorer is not None:
+            scorer(found, expected, actual, ROOT, 0)
+            return found.finish()
+    found.run(expected, actual, schema)
+    return found.finish()
+
+
+def root_scorer(
+    cfg: WalkConfig, expected: JsonObject, schema: SchemaNode | None, tally: bool
+) -> compiled.Scorer | None:
+    """The generated scorer of a record's root object, a non-empty one walked without rules,
+    where ``node()`` and ``obj()`` would find it (a schema node with properties and no
+    comparator is no leaf); None where the general walk takes the root."""
+    if (
+        schema is not None
+        and schema.type == OBJECT
+        and schema.properties
+        and schema.spec.comparator is None
+        and not schema.spec.skip
+        and compiled.compiles(cfg)
+    ):
+        return compiled.scorer_for(schema, expected, ROOT, cfg, tally)
+    return None
+
+
 class Walk(LeafScoring):
     """One walk of one record; see :func:`walk`."""
 
@@ -105,20 +155,10 @@ class Walk(LeafScoring):
             if schema is None and cfg.leaf_depth != 0:  # what node() would find and do
                 self.obj(expected, self.read(actual, 0), root, None, 0)
                 return
-            if (
-                schema is not None
-                and schema.type == OBJECT
-                and schema.properties
-                and schema.spec.comparator is None
-                and not schema.spec.skip
-                and compiled.compiles(cfg)
-            ):
-                # what node() and obj() would find: the root's scorer (a schema node with
-                # properties and no comparator is no leaf)
-                scorer = compiled.scorer_for(schema, expected, root, cfg, self.tally)
-                if scorer is not None:
-                    scorer(self, expected, actual, root, 0)
-                    return
+            scorer = root_scorer(cfg, expected, schema, self.tally)
+            if scorer is not None:
+                scorer(self, expected, actual, root, 0)
+                return
         self.node(expected, self.read(actual, 0), root, schema, 0)
 
     def read(self, actual: _Value, depth: int) -> _Value:
