@@ -8,7 +8,7 @@ asks pair_scores.py and align.py for the pairs, then walks each pair.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
@@ -97,18 +97,23 @@ def walk_counted(
     kept in ``roots`` by its keys (the record's node, flags and configuration are its
     set's: ``root_scorer`` would find the same one)."""
     found = Walk(cfg, UNASKED, PairBudget(), True, unread)
-    if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
+    scorer = None
+    if object_root(cfg, expected, actual):
+        expected = cast(JsonObject, expected)
         keys = tuple(expected)
         scorer = roots.get(keys)
-        if scorer is None:
+        if scorer is None:  # (looked up once: a lookup counts a sighting of the shape)
             scorer = root_scorer(cfg, expected, schema, True)
             if scorer is not None:
                 roots[keys] = scorer
-        if scorer is not None:
-            scorer(found, expected, actual, ROOT, 0)
-            return found.finish()
-    found.run(expected, actual, schema)
+    found.from_root(expected, actual, schema, scorer)
     return found.finish()
+
+
+def object_root(cfg: WalkConfig, expected: object, actual: object) -> bool:
+    """Whether a record's root is an object pair a root scorer may take: both sides objects,
+    expected not empty, no rules."""
+    return type(expected) is dict and type(actual) is dict and bool(expected) and not cfg.rules
 
 
 def root_scorer(
@@ -149,17 +154,26 @@ class Walk(LeafScoring):
         self.deferred = []  # the judge's placeholders (LeafScoring)
 
     def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
-        cfg = self.cfg
-        root = ROOT
-        if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
-            if schema is None and cfg.leaf_depth != 0:  # what node() would find and do
-                self.obj(expected, self.read(actual, 0), root, None, 0)
-                return
-            scorer = root_scorer(cfg, expected, schema, self.tally)
-            if scorer is not None:
-                scorer(self, expected, actual, root, 0)
-                return
-        self.node(expected, self.read(actual, 0), root, schema, 0)
+        scorer = None
+        if object_root(self.cfg, expected, actual):
+            scorer = root_scorer(self.cfg, cast(JsonObject, expected), schema, self.tally)
+        self.from_root(expected, actual, schema, scorer)
+
+    def from_root(
+        self, expected: JsonValue, actual: object, schema: SchemaNode | None, scorer: Any
+    ) -> None:
+        """The record walked from its root: its root object by ``scorer``, when given (what
+        ``root_scorer`` finds for a non-empty object walked without rules), else as
+        ``node()`` and ``obj()`` take it."""
+        if scorer is not None:
+            scorer(self, expected, actual, ROOT, 0)
+        elif (
+            schema is None and self.cfg.leaf_depth != 0 and object_root(self.cfg, expected, actual)
+        ):
+            root = cast(JsonObject, actual)  # (object_root: both are objects)
+            self.obj(cast(JsonObject, expected), self.read(root, 0), ROOT, None, 0)
+        else:
+            self.node(expected, self.read(actual, 0), ROOT, schema, 0)
 
     def read(self, actual: _Value, depth: int) -> _Value:
         """``actual``, a value of the actual side the general walk takes at ``depth``, as
