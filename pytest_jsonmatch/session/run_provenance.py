@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -236,7 +237,14 @@ def golden_files(
     since (an update run may remove nothing, but a user may) is left out."""
     known = as_read or {}
     out: dict[str, str] = {}
+    # a file read by this session is found by its text, as CaseFiles wrote it (a Path per
+    # case file cost as much as the rest of the session's end); the Path, where it is not
+    under = os.path.join(str(root), "")
     for name in sorted({c.file for c in comparisons if c.file.endswith(GOLDEN_SUFFIXES)}):
+        digest = known.get(under + name.replace("/", os.sep))
+        if digest is not None:
+            out[name] = digest
+            continue
         path = root / name
         if str(path) in known:
             out[name] = known[str(path)]
