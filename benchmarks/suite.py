@@ -118,7 +118,12 @@ def _env() -> dict[str, str]:
 
 
 def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
-    cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra, "cases"]
+    return _timed([sys.executable, "-m", "pytest", *BASE_ARGS, *extra, "cases"], root, env)
+
+
+def _timed(cmd: list[str], root: Path, env: dict[str, str]) -> tuple[float, float, int, str]:
+    """Wall time and CPU time (user + system) of ``cmd`` run in ``root``, its exit status
+    and the end of its output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
@@ -186,10 +191,4 @@ def run_startup(
     env = _env()
     extra = [] if with_plugin else ["-p", "no:jsonmatch"]
     cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *(QUICK_ARGS if quick else []), *extra]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return _timed(cmd, root, env)
