@@ -109,12 +109,10 @@ class GoldenItem(pytest.Item):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.case, self.target = case, target
         self._attempts = ""  # " (N attempts)" after a call that failed
+        # the session's, shared by every case (started before the first case file is read)
+        self.golden: GoldenSession = self.config.stash[GOLDEN_SESSION]
         for spec in pytest_marks(case.marks):  # (an xfail naming fields: runtest decides it)
             self.add_marker(_mark(spec.name, spec.args, dict(spec.kwargs)))
-
-    @property
-    def golden(self) -> GoldenSession:  # the session's, shared by every case
-        return self.config.stash[GOLDEN_SESSION]
 
     def repeat_count(self) -> int:
         """How many times the case's target runs: only ``input`` cases repeat."""
@@ -129,12 +127,13 @@ class GoldenItem(pytest.Item):
             output, scored = self._run_once(repeat, runs)
             outputs.append(output)
             results += scored
-        gates, shown = settings.gates, self.golden.cases.display(self.path)
+        gates = settings.gates
         strict = gates.names.strict if gates.strict else ""  # (a typo fails the case then)
         for said in case_typos(
             self.case, outputs, [r for r, _ in results], self.golden.shared_paths, strict
         ):
-            warnings.warn_explicit(said, PathWarning, shown, self.case.line)  # at the case's line
+            shown = self.golden.cases.display(self.path)  # (warned at the case's line)
+            warnings.warn_explicit(said, PathWarning, shown, self.case.line)
         passed = self._passed(results)
         # with named targets, one target's outputs update the cases: the reference's
         updating = self.target in ("", settings.updating_target)

@@ -36,6 +36,7 @@ _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdis
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
 _READ = "jsonmatch_files_read"  # and the files read since the last report (run_provenance.py)
 _LOADING = "pytest_jsonmatch.engine.schemas.loading"
+_SENT = frozenset((_ATTRIBUTE, _UPDATES, _READ))  # what a worker's report may carry
 SESSION = pytest.StashKey["JsonmatchSession"]()
 
 
@@ -122,6 +123,8 @@ class JsonmatchSession:
             if item is not None and not self.worker and item in (items := item.session.items):
                 self.ran.update(earlier.nodeid for earlier in items[: items.index(item)])
             self.config.pluginmanager.register(_Reports(self), "jsonmatch-reports")
+            if not self.worker and getattr(self.config.option, "dist", "no") != "no":
+                self.config.pluginmanager.register(_Reruns(), "jsonmatch-reruns")
 
     def reads(self) -> SummaryReads:
         """What the report must hold (reporting/verdicts/report.py), decided on the first comparison;
@@ -180,6 +183,11 @@ class JsonmatchSession:
 
     def logreport(self, report: pytest.TestReport) -> None:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
+        if not (self.pending or self.pending_updates or self.worker) and report.passed:
+            if report.when == "call":  # (a phase that made and sent nothing: most setups,
+                self.ran.add(report.nodeid)  # every teardown, a plain test's call)
+            if not report.__dict__.keys() & _SENT:  # (xdist's controller: a worker's)
+                return
         made: list[Comparison] = []
         if self.pending:  # (most phases, a test's setup and teardown among them, made none)
             made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
@@ -442,6 +450,12 @@ class _Reports:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.session.logreport(report)
+
+
+class _Reruns:
+    """xdist's controller only: a crashed test sent back to run again (``rerun``) is shown as
+    pytest-rerunfailures shows one, not as a failure; no other session reads each report's
+    status here."""
 
     def pytest_report_teststatus(self, report: _Reported) -> tuple[str, str, str] | None:
         return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None

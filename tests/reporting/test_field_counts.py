@@ -16,12 +16,22 @@ import pytest
 
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
-from pytest_jsonmatch.engine.results.field_results import SKIPPED, FieldAggregate
+from pytest_jsonmatch.engine.results.field_results import (
+    BATCH_ERROR,
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    SKIPPED,
+    FieldAggregate,
+    FieldResult,
+)
 from pytest_jsonmatch.reporting.render.text import summary_lines, verdict_lines
 from pytest_jsonmatch.reporting.run_model.aggregate import GROUP_BY, group_key, summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import ERROR, Comparison, Status, case_id_of
 from pytest_jsonmatch.reporting.verdicts.field_counts import FieldCounts
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, parse_floors
+from pytest_jsonmatch.reporting.verdicts.reliability import passed_fields
 from pytest_jsonmatch.reporting.verdicts.report import SummaryReads, conclude, summary_reads
 
 OPTIONS = [
@@ -386,3 +396,38 @@ def test_the_settings_say_whether_a_file_or_telemetry_reads_the_records():
     assert not SettingParts().sends_telemetry
     assert not SettingParts(given_otel=parse_otel("off", "jsonmatch_otel")).sends_telemetry
     assert SettingParts(given_otel=parse_otel("cases", "jsonmatch_otel")).sends_telemetry
+
+
+def test_each_runs_field_passes_are_those_of_its_kept_record():
+    """What pass^k per field is made from, counted as a run is recorded (sets and a
+    Counter, FieldCounts._passed) is what the kept record's rows give
+    (reliability.passed_fields): each path scored against an expected value, 1 when every
+    row of it matched; a path with a row missed counts 0 and is there; one only extra or
+    skipped is not; the root's path ``""`` is read as ``$``."""
+    rng = random.Random(8)
+    statuses = (MATCH, MATCH, MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR)
+    seen = set()
+    for trial in range(2000):
+        counts, kept = FieldCounts(), {}
+        for _ in range(rng.randint(1, 3)):  # (runs of one case)
+            fields = [
+                FieldResult(
+                    path="p",
+                    status=rng.choice(statuses) if rng.random() < 0.4 else MATCH,
+                    score=1.0,
+                    expected=1,
+                    actual=1,
+                    comparator="exact",
+                    field_path=rng.choice(["", "a", "b", "c[].d"]),
+                )
+                for _ in range(rng.randint(1, 6))
+            ]
+            counts._passed("case", fields)
+            tally = kept.setdefault("case", {})
+            for path, passed in passed_fields(
+                (f.field_path or "$", f.status) for f in fields
+            ).items():
+                tally[path] = tally.get(path, 0) + passed
+            seen.update(f.status for f in fields)
+        assert dict(counts.passes["case"]) == kept["case"], trial
+    assert seen == set(statuses)

@@ -10,8 +10,9 @@ import random
 import pytest
 
 from pytest_jsonmatch import match_json
+from pytest_jsonmatch.reporting.run_model import aggregate
 from pytest_jsonmatch.reporting.run_model.aggregate import SCORE_EPSILON, case_result, one_run_case
-from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison, Status
 
 SCHEMA = {
     "type": "object",
@@ -154,3 +155,46 @@ def test_a_field_below_its_floor_fails_the_case_whatever_its_score():
         **where,
     )
     assert case_result([comparison, clean]).status == "failed"
+
+
+def _one_run_comparisons():
+    """Comparisons of one run each, as a session records them: scored (passed or failed,
+    their tests' outcomes among them), errors, undecided, quarantined, xfailed and
+    xpassed, scores of -0.0 and outside the threshold's epsilon."""
+    rng = random.Random(11)
+    statuses = ("passed", "failed", "error", "xfailed", "xpassed")
+    for i, result in enumerate(RESULTS):
+        for invalid_fails in (False, True):
+            threshold = rng.choice((0.0, 0.5, 1.0, float(result.score) + SCORE_EPSILON / 2))
+            comparison = Comparison.of_result(
+                result,
+                case_id=f"c{i}",
+                nodeid=f"c{i}",
+                threshold=threshold,
+                passed=result.passed(threshold, invalid_fails),
+                values=None,
+                invalid_fails=invalid_fails,
+                file="g.yaml",
+                line=i + 1,
+                target=rng.choice(("", "cheap")),
+            )
+            yield comparison
+            yield comparison.replace(status=Status(rng.choice(statuses)))
+            yield comparison.replace(status=Status.ERROR, error="it broke", score=0.0)
+            yield comparison.replace(undecided=2, error="the judge timed out")
+            yield comparison.replace(quarantine=("flaky", "2027-01-01"))
+            yield comparison.replace(score=-0.0, precision=-0.0, recall=0.0, f1=-0.0)
+
+
+@pytest.mark.parametrize("rule", ["mean", "all", "majority"])
+def test_a_case_run_once_is_the_same_built_either_way(rule, monkeypatch):
+    """The ONE_RUN fast path: a case of one run, read from the run alone, is the case the
+    general path builds from a list of runs (bit for bit: -0.0 made 0.0 in both)."""
+    comparisons = list(_one_run_comparisons())
+    assert len(comparisons) > 1000
+    fast = [case_result([c], rule) for c in comparisons]
+    monkeypatch.setattr(aggregate, "ONE_RUN", False)
+    general = [case_result([c], rule) for c in comparisons]
+    assert fast == general
+    assert [repr(c) for c in fast] == [repr(c) for c in general]  # (-0.0 and 0.0 told apart)
+    assert {c.status for c in fast} >= {"passed", "failed", "error", "xfailed", "xpassed"}

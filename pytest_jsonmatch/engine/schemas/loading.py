@@ -25,9 +25,8 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar, Token
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
 
@@ -402,17 +401,24 @@ class _Confinement(HashedSlotted):
 _CONFINED: ContextVar[_Confinement | None] = ContextVar("references_confined_to", default=None)
 
 
-@contextmanager
-def references_confined_to(
-    folders: Iterable[os.PathLike[str] | str], setting: str
-) -> Iterator[None]:
+class references_confined_to:  # noqa: N801 (a context manager, named as one is used)
     """While the block runs, a ``$ref`` may read files only under ``folders`` (symlinks
-    resolved); refusals name ``setting``, where a user lists more folders."""
-    token = _CONFINED.set(_Confinement(tuple(folders), setting))
-    try:
-        yield
-    finally:
-        _CONFINED.reset(token)
+    resolved); refusals name ``setting``, where a user lists more folders. A class rather
+    than a generator: a golden case enters one for every run it scores."""
+
+    __slots__ = ("_confinement", "_token")
+
+    def __init__(self, folders: Iterable[os.PathLike[str] | str], setting: str) -> None:
+        self._confinement = _Confinement(tuple(folders), setting)
+        self._token: Token[_Confinement | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _CONFINED.set(self._confinement)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CONFINED.reset(self._token)
+            self._token = None
 
 
 def _retrieve(uri: str, files: dict[str, str]) -> Resource[Schema]:

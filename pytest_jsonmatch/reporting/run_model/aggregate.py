@@ -222,6 +222,8 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     was, failed when a run's answer broke its schema under ``invalid_fails`` or a field scored
     below its ``min_score`` (its test failed, whatever the score), else passed or failed by
     ``rule`` (see :func:`case_passes`)."""
+    if ONE_RUN and len(runs) == 1:
+        return _one_run(runs[0])
     if len(runs) > 1:
         runs = sorted(runs, key=lambda c: c.repeat)
     first = runs[0]
@@ -267,6 +269,56 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
         first.target,
         len(undecided),
         first.quarantine,
+    )
+
+
+# False: a case run once is built as a case of several runs is (the switch of this fast
+# path: docs/architecture.md)
+ONE_RUN = True
+
+
+def _one_run(run: Comparison) -> CaseResult:
+    """:func:`case_result` of a case run once (most cases): the same figures, each read
+    from its one run, without the lists and sums over runs (a session's end builds one for
+    every case; tests/reporting/test_one_run_case.py holds the two equal)."""
+    error = run.status == ERROR or run.undecided
+    checked = run.conformance
+    if run.status in EXPECTED_TO_FAIL:
+        status = run.status
+    elif error:
+        status = ERROR
+    elif checked is not None and checked.fails:  # an invalid answer failed its run
+        status = FAILED
+    elif run.floor_failures or run.status == FAILED:  # (a field below its floor; its test)
+        status = FAILED
+    else:
+        # (case_passes of one score: every rule reads one run alike)
+        status = PASSED if run.score >= run.threshold - SCORE_EPSILON else FAILED
+    return CaseResult(
+        run.case_id,
+        run.metric,
+        run.threshold,
+        status,
+        1,
+        run.score + 0.0,  # (the exact sum of one float: itself, 0.0 for -0.0)
+        run.score,
+        run.score,
+        int(run.status == PASSED),
+        run.precision + 0.0,
+        run.recall + 0.0,
+        run.f1 + 0.0,
+        run.file,
+        run.line,
+        run.error if error else "",
+        int(run.truncated is not None),
+        int(checked is not None),
+        int(checked.valid) if checked is not None else 0,
+        tuple(dict.fromkeys((f, k) for _, f, k in checked.violations))
+        if checked is not None
+        else (),
+        run.target,
+        int(bool(run.undecided)),
+        run.quarantine,
     )
 
 
@@ -628,6 +680,24 @@ class Aggregates:
         self.overall.extend(map(_MEAN, cases))
         return True
 
+    def _count_each(self, cases: Iterable[CaseResult]) -> None:
+        """``_count`` of each case, with the table of each counted one's group made (for its
+        fields counted apart): the counted cases' figures added a metric at a time
+        (``MetricTally.add_all``), the same integers and exact sums as one at a time."""
+        by_metric: dict[str, list[CaseResult]] = {}
+        for case in cases:
+            if case.counted:
+                by_metric.setdefault(case.metric, []).append(case)
+                self.groups.setdefault(group_key(case, self.group_by), {})
+            else:
+                self._count(case)
+        for metric, mine in by_metric.items():
+            tally = self.metrics.get(metric)
+            if tally is None:
+                tally = self.metrics[metric] = MetricTally()
+            tally.add_all(mine)
+            self.overall.extend(map(_MEAN, mine))
+
     def _count(self, case: CaseResult) -> bool:
         """Count a case but its fields; False for an xfail-marked one (counted apart) or a
         quarantined one (listed, counted nowhere)."""
@@ -731,6 +801,7 @@ def summarize(
         by_case.setdefault(comparison.case_id, []).append(comparison)
     total = Aggregates(group_by)
     kept: dict[str, CaseResult] = {}
+    cases: list[CaseResult] = []  # (with counts: counted below, a metric at a time)
     for case_id in sorted(by_case):
         runs = by_case[case_id]
         case = case_result(runs, repeat_rule)
@@ -741,8 +812,8 @@ def summarize(
             continue
         if len(runs) > 1:
             _check_counted(case, runs, group_by)
-        if total._count(case):
-            total.groups.setdefault(group_key(case, group_by), {})
+        cases.append(case)
+    total._count_each(cases)
     for key, tallies in (counted or {}).items():  # (a field only ever skipped: listed)
         field_tables(tallies, total.groups.setdefault(key, {}), skipped_too=True)
     return total.summary(kept)

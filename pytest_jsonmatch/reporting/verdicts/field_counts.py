@@ -17,11 +17,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import compress
+from operator import itemgetter
 
-from ...engine.results.field_results import TALLY_OF, FieldResult, Tally
+from ...engine.results.field_results import (
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    STATUS_OF,
+    TALLY_OF,
+    FieldResult,
+    Tally,
+)
 from ..run_model.aggregate import group_key
 from ..run_model.comparisons import ERROR, Comparison
-from .reliability import passed_fields
+
+_FIELD_PATH_OF = itemgetter(7)  # a FieldResult's field path ("": the root, read as "$")
+# statuses of a field scored against an expected value (reliability._EXPECTED), and those
+# of one that did not match it
+_SCORED = frozenset((MATCH, MISMATCH, OMISSION)).__contains__
+_MISSED = frozenset((MISMATCH, OMISSION)).__contains__
 
 # False: every session keeps its field records and counts them at the end, as a report file
 # needs them (report.summary_reads; the switch of this fast path: docs/architecture.md).
@@ -41,7 +56,7 @@ class FieldCounts:
         self.group_by = group_by
         # of each case, each field path with the scored runs in which it passed: what the
         # per-field pass^k of repeated cases is made from (reliability.FieldPasses)
-        self.passes: dict[str, dict[str, int]] = {}
+        self.passes: dict[str, Counter[str]] = {}
         self._held: dict[tuple[str, int], Sequence[FieldResult]] = {}
 
     def add(self, group: str, fields: Iterable[FieldResult]) -> None:
@@ -71,8 +86,27 @@ class FieldCounts:
                     self._passed(comparison.case_id, fields)
 
     def _passed(self, case_id: str, fields: Sequence[FieldResult]) -> None:
-        """Count the field paths one scored run of ``case_id`` passed (FieldResult: status
-        at 1, field path at 7, ``""`` read as ``$`` as the records read it)."""
-        tally = self.passes.setdefault(case_id, {})
-        for path, passed in passed_fields((f[7] or "$", f[1]) for f in fields).items():
-            tally[path] = tally.get(path, 0) + passed
+        """Count the field paths one scored run of ``case_id`` passed: each path scored
+        against an expected value counts 1 when every field at it matched, else 0, as
+        reliability.passed_fields counts a kept record's (``""`` read as ``$``). Every case
+        counts them, since a case is known to repeat only when its second run comes; so
+        they are counted in C: the statuses and paths taken out by ``map``, the paths
+        scored and those missed gathered as sets, and the passed ones counted by the
+        Counter's own loop (its Python loop only for the paths missed)."""
+        statuses = list(map(STATUS_OF, fields))
+        paths = list(map(_FIELD_PATH_OF, fields))
+        if statuses.count(MATCH) == len(statuses):  # (most runs: every field matched)
+            scored, missed = set(paths), set()
+        else:
+            scored = set(compress(paths, map(_SCORED, statuses)))
+            missed = set(compress(paths, map(_MISSED, statuses)))
+        for one in (scored, missed):
+            if "" in one:
+                one.discard("")
+                one.add("$")
+        tally = self.passes.get(case_id)
+        if tally is None:
+            tally = self.passes[case_id] = Counter()
+        tally.update(scored - missed)
+        for path in missed:
+            tally[path] += 0  # (present: the field was scored in this run, and failed)
