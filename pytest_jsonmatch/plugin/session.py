@@ -183,11 +183,6 @@ class JsonmatchSession:
 
     def logreport(self, report: pytest.TestReport) -> None:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
-        if not (self.pending or self.pending_updates or self.worker) and report.passed:
-            if report.when == "call":  # (a phase that made and sent nothing: most setups,
-                self.ran.add(report.nodeid)  # every teardown, a plain test's call)
-            if not report.__dict__.keys() & _SENT:  # (xdist's controller: a worker's)
-                return
         made: list[Comparison] = []
         if self.pending:  # (most phases, a test's setup and teardown among them, made none)
             made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
@@ -449,7 +444,15 @@ class _Reports:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.session.logreport(report)
+        session = self.session
+        if (
+            report.when != "call"  # (most setups, every teardown: nothing made, nothing sent,
+            and report.passed  # nothing to note; a worker's report on xdist's controller
+            and not (session.pending or session.pending_updates or session.worker)
+            and not report.__dict__.keys() & _SENT  # carries what it sent)
+        ):
+            return
+        session.logreport(report)
 
 
 class _Reruns:
