@@ -9,9 +9,16 @@ and the session's report and gates. May import the engine, reporting, cases/, ca
 telemetry/ and session/; nothing imports it. The hooks pytest calls live in hooks.py and are
 exported here, because pytest loads the entry point ``pytest_jsonmatch.plugin`` as the
 plugin object.
+
+Its first statement takes the package off pytest's assertion-rewriting list (plain_imports.py),
+before the hooks' modules, and every module a session imports after them, are imported.
 """
 
-from .hooks import (
+from .plain_imports import import_plainly
+
+import_plainly()
+
+from .hooks import (  # noqa: E402 (after the package is off pytest's rewriting list)
     json_match,
     pytest_addhooks,
     pytest_addoption,

@@ -37,7 +37,9 @@ _MASKING = "pytest_jsonmatch.engine.core.masking"
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
+    from .plain_imports import import_plainly
 
+    import_plainly()  # (a session's hook is its own: one run inside a test, pytester's, too)
     pluginmanager.add_hookspecs(hookspecs)
 
 

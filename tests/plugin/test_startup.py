@@ -13,6 +13,7 @@ LIGHT = {
     "pytest_jsonmatch.plugin",
     "pytest_jsonmatch.plugin.hooks",
     "pytest_jsonmatch.plugin.hookspecs",
+    "pytest_jsonmatch.plugin.plain_imports",  # the package off pytest's rewriting list
     "pytest_jsonmatch.plugin.settings",
     "pytest_jsonmatch.plugin.session",
     "pytest_jsonmatch.session",
