@@ -554,11 +554,15 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # another stage to fit); golden_checks.py, the golden suite's end-of-session checks (its
     # hooks alone: what they judge is cases/typos.py's), took 1,893 to 1,900; the offline
     # replay's switch and summary line and the judge calibration's call (hooks, 18 lines),
-    # less the update review's 7, took it to 1,930.
+    # less the update review's 7, took it to 1,930; the package taken off pytest's
+    # assertion-rewriting list as the entry point loads (plain_imports.py, 43: what pytest's
+    # hook cost every session, docs/performance.md) and the report hooks' split (a setup or
+    # teardown that sent nothing leaves at once; the rerun status on xdist's controller
+    # only), to 1,979.
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 545} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1930, sizes
+        assert sum(sizes.values()) < 1985, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():
