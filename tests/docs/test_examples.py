@@ -55,6 +55,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.plugin_cases import ARGS
+
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,9 +217,10 @@ def _commands_on_this_interpreter(bin_dir: Path) -> None:
     shims = {
         "python": f'exec {python} "$@"',
         "python3": f'exec {python} "$@"',
-        # hypothesis's plugin (this project's test dependency, not a reader's) is half a
-        # second of imports in each session and no part of what a page shows
-        "pytest": f'exec {python} -m pytest -p no:cacheprovider -p no:hypothesispytest "$@"',
+        # the plugins of this project's test dependencies (hypothesis's, anyio's: not a
+        # reader's) are half a second of imports in each session and no part of what a page
+        # shows: left out as in every inner session (ARGS)
+        "pytest": f"exec {python} -m pytest {' '.join(ARGS)} " + '"$@"',
         "jsonmatch": f'exec {python} -m pytest_jsonmatch "$@"',
     }
     bin_dir.mkdir()

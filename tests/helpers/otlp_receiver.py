@@ -22,6 +22,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from tests.helpers.http_models import POLL  # (how often the serving thread looks for its shutdown)
+
 
 def _value(any_value: Any) -> Any:
     kind = any_value.WhichOneof("value")
@@ -157,7 +159,7 @@ class Receiver:
 
     def __enter__(self) -> Receiver:
         self.server = _Server()
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL,), daemon=True)
         self.thread.start()
         return self
 

@@ -1,8 +1,12 @@
-"""Test files shared by the plugin tests (pytester runs them), and the flags every
-in-process run uses: hypothesis and pytest-benchmark would otherwise re-import themselves in
-each inner session, and the cache would write into the test folders."""
+"""Test files shared by the plugin tests (pytester runs them), and the flags every inner
+run uses: hypothesis, pytest-benchmark and anyio (which the test extra's openai brings) would
+otherwise load their plugins in each inner session (a subprocess's start, imported again),
+and the cache would write into the test folders."""
 
-ARGS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+ARGS = (
+    *("-p", "no:cacheprovider", "-p", "no:hypothesispytest"),
+    *("-p", "no:benchmark", "-p", "no:anyio"),
+)
 
 # test_pass: a and b match -> 1.0. test_fail: a match, b mismatch, c hallucinated, d omitted:
 # TP = 1, P = 1/3, R = 1/3, F1 = 1/3 < 0.9 -> fails.
@@ -57,3 +61,22 @@ def pytest_jsonmatch_target(case, config):
         raise RuntimeError("the model is down")
     return {"a": 1, "b": letter}
 """
+
+
+def configured_settings(pytester, ini, *flags):
+    """The typed settings a session reads from ``ini`` lines and ``flags``: its config made
+    and configured here, unconfigured when the test ends. pytest 8.4 and later collect
+    garbage five times as a config is unconfigured (for unraisable exceptions): over this
+    process's heap, seconds a test, so the config skips it, as pytester's own in-process
+    runs have theirs skip it (pytest 7 has no such collection, and no such key)."""
+    from pytest_jsonmatch.plugin.session import SESSION
+
+    pytester.makeini("[pytest]\n" + ini)
+    config = pytester.parseconfigure(*flags)
+    try:
+        from _pytest.unraisableexception import gc_collect_iterations_key
+    except ImportError:
+        pass
+    else:
+        config.stash[gc_collect_iterations_key] = 0
+    return config.stash[SESSION].settings

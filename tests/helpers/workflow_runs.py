@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from tests.helpers.plugin_cases import ARGS
+
 FAKE_GH = Path(__file__).with_name("fake_gh.py")
 INSTALLS = re.compile(r"^\s*(python3? -m )?pip install\b")
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -121,8 +123,9 @@ class GitHub:
         shims = {
             "python": f'exec {python} "$@"',
             "python3": f'exec {python} "$@"',
-            # hypothesis's plugin (this project's test dependency) is half a second a session
-            "pytest": f'exec {python} -m pytest -p no:cacheprovider -p no:hypothesispytest "$@"',
+            # the test dependencies' plugins left out, as in every inner session (ARGS): half a
+            # second a session
+            "pytest": f"exec {python} -m pytest {' '.join(ARGS)} " + '"$@"',
             "gh": f'exec {python} {shlex.quote(str(FAKE_GH))} "$@"',
         }
         for name, line in shims.items():

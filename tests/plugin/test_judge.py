@@ -390,7 +390,7 @@ def test_under_xdist_every_workers_verdicts_are_recorded_and_replayed(pytester, 
         for n in range(8)
     )
     write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
-    plugins = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+    plugins = ARGS
     first = pytester.runpytest_subprocess(
         *plugins, "cases", "-n", "2", "--jsonmatch-record=once", "--jsonmatch-report=a.json"
     )
@@ -467,7 +467,7 @@ def test_under_four_xdist_workers_the_judges_rate_holds_for_the_session(pytester
     # milliseconds). Four arrivals then span 3 s: never four within 1 s, however the
     # threads and sockets jitter
     _many(pytester, f"model=j endpoint={server.url} concurrency=4 rate=60/min", 6)
-    plugins = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+    plugins = ARGS
     pytester.runpytest_subprocess(*plugins, "cases", "-n", "4").assert_outcomes(failed=6)
     starts = sorted(server.started)
     assert len(starts) == 6

@@ -16,12 +16,11 @@ import pytest
 
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
-from tests.helpers.plugin_cases import write
+from tests.helpers.plugin_cases import ARGS, write
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="POSIX signals")
 
 DELAY_S = 90.0  # each answer: far longer than the run may take to stop
-PLUGINS_OFF = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 
 
 def _lines(stream):
@@ -58,7 +57,7 @@ def test_ctrl_c_ends_a_judged_run_at_once_and_leaves_no_request_running(pytester
     write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
     with serving(srv):
         proc = pytester.popen(
-            ["python", "-m", "pytest", *PLUGINS_OFF, "-v", "cases"],
+            ["python", "-m", "pytest", *ARGS, "-v", "cases"],
             stdin=None,
             stderr=subprocess.STDOUT,
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.plugin_cases import ARGS
+from tests.helpers.plugin_cases import ARGS, configured_settings
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
@@ -176,18 +176,10 @@ def test_an_option_of_another_metric_stops_the_session_at_start_up(pytester):
     pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
 
 
-def _settings(pytester, ini, *flags):
-    """The typed settings a session reads from ``ini`` lines and ``flags``."""
-    from pytest_jsonmatch.plugin.session import SESSION
-
-    pytester.makeini("[pytest]\n" + ini)
-    return pytester.parseconfigure(*flags).stash[SESSION].settings
-
-
 def test_a_flag_overrides_only_the_parts_of_a_merged_setting_it_gives(pytester):
     from pytest_jsonmatch.calls.call_settings import CallSettings
 
-    settings = _settings(
+    settings = configured_settings(
         pytester,
         "jsonmatch_calls = concurrency=4 timeout=30 rate=120/min\n"
         "jsonmatch_gates = max_drop=0.02 max_case_drop=0.1 allow=2\n"
@@ -209,7 +201,7 @@ def test_a_flag_overrides_only_the_parts_of_a_merged_setting_it_gives(pytester):
 
 
 def test_reports_go_by_suffix_and_a_strict_line_turns_floors_strict(pytester):
-    settings = _settings(
+    settings = configured_settings(
         pytester,
         "jsonmatch_report = out/r.json r.HTML\n"
         "jsonmatch_field_floors =\n    strict\n    total=0.9\n",
@@ -224,7 +216,7 @@ def test_reports_go_by_suffix_and_a_strict_line_turns_floors_strict(pytester):
         f"{here}/s.md",
     )
     assert settings.gates.strict and [f.pattern for f in settings.gates.floors] == ["total"]
-    settings = _settings(pytester, "jsonmatch_report = out/r.json r.HTML\n")
+    settings = configured_settings(pytester, "jsonmatch_report = out/r.json r.HTML\n")
     assert tuple(map(settings.reports.path, ("json", "html"))) == (
         f"{here}/out/r.json",
         f"{here}/r.HTML",
@@ -346,7 +338,7 @@ def test_a_merged_flag_says_how_to_write_it_now(pytester, flag, error):
 
 def test_the_merged_keys_reach_the_typed_settings(pytester):
     (pytester.path / "cases").mkdir()
-    settings = _settings(
+    settings = configured_settings(
         pytester,
         "jsonmatch_golden = cases schema_dirs=../shared max_cases=7\n"
         "jsonmatch_report = out.json values=full junit=no group_by=folder\n"

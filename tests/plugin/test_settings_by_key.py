@@ -13,17 +13,10 @@ from pytest_jsonmatch.engine.core.errors import ConfigError
 from pytest_jsonmatch.session import setting_parts as parts
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
-from tests.helpers.plugin_cases import ARGS, write
+from tests.helpers.plugin_cases import ARGS, configured_settings, write
 
 INI, FLAG = "jsonmatch_judge", "--jsonmatch-judge"
 SECRET = "zq8-settings-by-key-0123456789"  # a key: never in any message
-
-
-def _settings(pytester, ini, *flags):
-    from pytest_jsonmatch.plugin.session import SESSION
-
-    pytester.makeini("[pytest]\n" + ini)
-    return pytester.parseconfigure(*flags).stash[SESSION].settings
 
 
 def _stops(pytester, ini: str, *flags: str) -> str:
@@ -88,7 +81,7 @@ def test_one_part_giving_a_key_twice_is_named():
 
 
 def test_the_flag_changes_the_judges_endpoint_only(pytester):
-    settings = _settings(
+    settings = configured_settings(
         pytester,
         f"{INI} = model=judge-1 endpoint=https://llm.example/v1 batch=5 retries=4\n",
         f"{FLAG}=endpoint=http://127.0.0.1:9/v1",
@@ -103,14 +96,16 @@ def test_the_flag_changes_the_judges_endpoint_only(pytester):
 
 
 def test_the_otel_flag_changes_flush_only(pytester):
-    settings = _settings(pytester, "jsonmatch_otel = off flush=10\n", "--jsonmatch-otel=flush=2")
+    settings = configured_settings(
+        pytester, "jsonmatch_otel = off flush=10\n", "--jsonmatch-otel=flush=2"
+    )
     assert (settings.otel.mode, settings.otel.flush) == ("off", 2.0)
 
 
 def test_model_and_endpoint_are_read_from_the_variables_the_setting_names(pytester, monkeypatch):
     monkeypatch.setenv("JM_TEST_JUDGE_MODEL", "gpt-4o-mini")
     monkeypatch.setenv("JM_TEST_BASE_URL", "http://127.0.0.1:9/v1")
-    settings = _settings(
+    settings = configured_settings(
         pytester,
         f"{INI} = model_env=JM_TEST_JUDGE_MODEL endpoint_env=JM_TEST_BASE_URL "
         "key_env=JM_TEST_JUDGE_KEY\n",
@@ -161,7 +156,9 @@ def test_an_unset_or_misnamed_variable_stops_the_session_naming_it(
 def test_the_flag_and_the_ini_giving_a_model_both_ways_is_no_conflict(pytester, monkeypatch):
     # the flag's model replaces the ini's model_env: the unset variable is never read
     monkeypatch.delenv("JM_TEST_UNSET_MODEL", raising=False)
-    settings = _settings(pytester, f"{INI} = model_env=JM_TEST_UNSET_MODEL\n", f"{FLAG}=model=m")
+    settings = configured_settings(
+        pytester, f"{INI} = model_env=JM_TEST_UNSET_MODEL\n", f"{FLAG}=model=m"
+    )
     assert settings.given_judge.judge.model == "m"
 
 

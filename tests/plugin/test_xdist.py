@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.helpers.plugin_cases import ARGS
+
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 # Six tests over two modules, with different scores and metrics, so that both workers
@@ -41,10 +43,8 @@ def test_failing():
 
 
 def _run(pytester, *extra):
-    # hypothesis's and pytest-benchmark's plugins slow every process down: leave them out
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark", *extra
-    )
+    # the test dependencies' plugins slow every process down: left out (ARGS)
+    result = pytester.runpytest_subprocess(*ARGS, *extra)
     result.assert_outcomes(passed=5, failed=1)
     return result
 
@@ -92,12 +92,7 @@ def test_dies():
 def test_a_worker_that_dies_leaves_a_complete_report_for_the_rest(pytester):
     pytester.makepyfile(test_dying=DYING)
     result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:benchmark",
+        *ARGS,
         "-n",
         "2",
         "-p",
@@ -157,12 +152,7 @@ def _killer_suite(pytester, kill, cases):
 
 def _run_killer(pytester, *extra):
     result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:benchmark",
+        *ARGS,
         "-p",
         "no:randomly",
         "--jsonmatch-report=r.json",
