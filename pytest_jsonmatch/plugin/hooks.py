@@ -155,8 +155,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if _MASKING in sys.modules:  # and no pattern of this session's outlives it
             sys.modules[_MASKING].declare(())
     session = config.stash.get(SESSION, None)
-    if session is not None and session.judge is not None:
-        session.judge.close()
+    if session is not None:
+        if session.judge is not None:
+            session.judge.close()
+        session.release()
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a

@@ -107,6 +107,14 @@ class JsonmatchSession:
         if self._watched_from_the_start():
             self.watch_reports()
 
+    def release(self) -> None:
+        """Let go of the session's records once every report is written and the summary
+        printed (``pytest_unconfigure``). pytest 8.4 and later collect garbage five times as
+        the config is unconfigured, over every object still held: a suite's records (a
+        Comparison and a case's field passes each, the report made of them) are most of what
+        the plugin holds."""
+        self.comparisons, self.updates, self.report, self.counts = [], [], None, None
+
     def _watched_from_the_start(self) -> bool:
         """Whether the test reports are watched from the start: a report file counts the
         tests that ran, xdist's controller takes the comparisons on them, a quarantine is

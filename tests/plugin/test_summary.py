@@ -5,6 +5,8 @@ within the terminal's width, and silence in sessions that compared nothing."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
@@ -298,3 +300,23 @@ def test_at_80_columns_paths_stay_apart_and_no_number_is_cut(pytester, monkeypat
     # numbers are whole (base 1.0000, now 0.3333, change -0.6667)
     (k,) = [k for k in at[2:4] if summary[k].split()[0].startswith("c")]
     assert summary[k].split()[1:5] == ["3", "1.0000", "0.3333", "-0.6667"]
+
+
+def test_the_records_are_let_go_once_the_summary_and_the_report_are_out(pytester):
+    # pytest 8.4 and later collect garbage five times as the config is unconfigured: the
+    # session's records (its comparisons, their field passes, the report) are dropped
+    # before, after the summary has been printed and the report written from them
+    from pytest_jsonmatch.plugin.session import SESSION
+
+    pytester.makepyfile(TWO_TESTS)
+    reprec = pytester.inline_run(*ARGS, "--jsonmatch-report=out/r.json")
+    reprec.assertoutcome(passed=1, failed=1)
+    session = reprec.getcall("pytest_unconfigure").config.stash[SESSION]
+    assert (session.comparisons, session.updates, session.report, session.counts) == (
+        [],
+        [],
+        None,
+        None,
+    )
+    report = json.loads((pytester.path / "out" / "r.json").read_text())
+    assert sorted(c["status"] for c in report["comparisons"]) == ["failed", "passed"]
