@@ -158,7 +158,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if session is not None:
         if session.judge is not None:
             session.judge.close()
-        session.release()
+        # the records let go, the summary and the reports out: pytest 8.4 and later collect
+        # garbage five times as the config is unconfigured, over all still held, and a
+        # suite's records (a comparison and a case's field passes each, the report made of
+        # them) are most of what the plugin holds
+        session.comparisons, session.updates, session.report, session.counts = [], [], None, None
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a

@@ -107,14 +107,6 @@ class JsonmatchSession:
         if self._watched_from_the_start():
             self.watch_reports()
 
-    def release(self) -> None:
-        """Let go of the session's records once every report is written and the summary
-        printed (``pytest_unconfigure``). pytest 8.4 and later collect garbage five times as
-        the config is unconfigured, over every object still held: a suite's records (a
-        Comparison and a case's field passes each, the report made of them) are most of what
-        the plugin holds."""
-        self.comparisons, self.updates, self.report, self.counts = [], [], None, None
-
     def _watched_from_the_start(self) -> bool:
         """Whether the test reports are watched from the start: a report file counts the
         tests that ran, xdist's controller takes the comparisons on them, a quarantine is
@@ -146,8 +138,7 @@ class JsonmatchSession:
         return self._reads
 
     def read_files(self) -> ReadFiles:
-        """The files this session's scores were made from (those read so far once
-        :meth:`take_files` took them)."""
+        """The files this session's scores were made from (so far, once take_files took them)."""
         if self._read_files is None:
             from ..session.run_provenance import ReadFiles
 
