@@ -92,8 +92,16 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             for argv in _sessions(folder)
         ]
         said = [p.communicate(timeout=TIMEOUT)[0] for p in started]
+    # each session's exit status and output, shown where the sessions did not run the suite
+    shown = "\n".join(
+        f"-- {argv} exited {p.returncode}:\n{out}"
+        for argv, p, out in zip(_sessions(folder), started, said)
+    )
     for name in ("one.json", *(f"shard-{i}.json" for i in range(1, SHARDS + 1))):
-        assert (folder / name).is_file(), "\n".join(said)
+        assert (folder / name).is_file(), shown
+    # the shards between them ran each run of each case the one process ran, once
+    shards = [run for i in range(1, SHARDS + 1) for run in _runs(folder / f"shard-{i}.json")]
+    assert sorted(shards) == sorted(_runs(folder / "one.json")), shown
     yield folder
 
 
@@ -109,6 +117,11 @@ def root(suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _read(path: Path) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def _runs(path: Path) -> list[tuple[str, int]]:
+    """The runs a report holds, as (case, run)."""
+    return [(c["case_id"], c["repeat"]) for c in _read(path)["comparisons"]]
 
 
 def _edit(path: Path, change: Any) -> None:
