@@ -11,7 +11,6 @@ import argparse
 import os
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,52 +19,17 @@ import pytest
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
 from ..session import setting_parts as parts
 from ..session.channel import Defaults
-from ..session.setting_parts import PREFIX, SettingParts
+from ..session.session_settings import Settings as Settings  # (read here, made there)
+from ..session.setting_parts import PREFIX
 from ..session.setting_table import BY_NAME, SETTINGS
 
 if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-up stays light)
     from ..calls.judge_calls import JudgeSetup
     from ..calls.targets import TargetSpec
     from ..cases.updates import UpdateMode
-    from ..engine.core.masking import MaskPattern
     from ..reporting.render.report_files import ReportFiles
-    from ..reporting.run_model.aggregate import GroupBy
-    from ..reporting.run_model.comparisons import ValueMode
     from ..reporting.verdicts.quarantine import Quarantine
     from ..reporting.verdicts.versus import VersusSettings
-
-
-@dataclass(frozen=True, kw_only=True)
-class Settings(SettingParts):
-    """The session's settings, read once (see the module docstring); the parts other stages
-    parse are session/setting_parts.py's."""
-
-    rootpath: Path  # the test root: case files, recordings and updates stay inside it
-    golden: tuple[Path, ...] = ()
-    target: str = ""
-    targets: tuple[TargetSpec, ...] = ()  # named targets, in the order they run (selected)
-    defaults: Defaults = field(default_factory=Defaults)
-    update: UpdateMode | None = None
-    report_values: ValueMode = "short"
-    baseline: str | None = None
-    partial_baseline: bool = False  # a partial run's report is accepted as the baseline
-    shard: tuple[int, int] | None = None  # shard i of N of a split suite (1-based)
-    group_by: GroupBy = "metric"
-    schema_dirs: tuple[Path, ...] = ()
-    max_cases: int = 10_000
-    junit_properties: bool = True
-    annotations: bool = False  # GitHub Actions workflow commands for failing cases
-    verbose: int = 0  # pytest's -v count: how much the summary lists
-    full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
-    workers: int = 1  # pytest-xdist processes sharing the session's call limits
-    mask: tuple[MaskPattern, ...] = ()  # the user's patterns masked in error reasons
-    quarantine: Quarantine | None = None  # the quarantined cases (None: no quarantine file)
-
-    @property
-    def updating_target(self) -> str:
-        """The named target whose outputs ``--jsonmatch-update`` writes: the reference, else
-        the first selected (empty: no named targets)."""
-        return self.versus.reference or (self.targets[0].name if self.targets else "")
 
 
 def add_options(parser: pytest.Parser) -> None:

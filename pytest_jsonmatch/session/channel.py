@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar, Token
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError, JsonMatchError
+from ..engine.core.slotted import Slotted
 
 if TYPE_CHECKING:
     from .outcome import Outcome
@@ -25,18 +25,26 @@ if TYPE_CHECKING:
 Sink = Callable[["Outcome"], None]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Defaults:
+class Defaults(Slotted):
     """The session's settings for comparisons that do not name their own.
 
     ``verbosity`` is pytest's assertion verbosity (``-v`` counts); it sets how many fields a
-    failure message lists."""
+    failure message lists. (Not a dataclass: it is made at every pytest start.)"""
 
-    metric: str = "field_f1"
-    threshold: float = 1.0
-    options: Mapping[str, object] = field(default_factory=dict)
-    verbosity: int = 0
-    invalid_fails: bool = False  # an answer that breaks its schema fails its comparison
+    __slots__ = ("metric", "threshold", "options", "verbosity", "invalid_fails")
+
+    def __init__(
+        self,
+        *,
+        metric: str = "field_f1",
+        threshold: float = 1.0,
+        options: Mapping[str, object] | None = None,  # None: none
+        verbosity: int = 0,
+        invalid_fails: bool = False,  # an answer that breaks its schema fails its comparison
+    ) -> None:
+        self.metric, self.threshold = metric, threshold
+        self.options: Mapping[str, object] = {} if options is None else options
+        self.verbosity, self.invalid_fails = verbosity, invalid_fails
 
     def options_for(self, metric: str) -> dict[str, object]:
         """The session options that apply to a comparison under ``metric``: all of them for

@@ -11,12 +11,12 @@ module, so that a session that never uses the plugin imports none of them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ..engine.core.errors import ConfigError, did_you_mean
+from ..engine.core.slotted import Slotted
 from ..reporting.verdicts import gate_specs
 
 if TYPE_CHECKING:
@@ -39,19 +39,39 @@ PREFIX = gate_specs.PREFIX  # of every ini setting; the gates' messages name the
 _T = TypeVar("_T", bound=str)
 
 
-@dataclass(frozen=True, kw_only=True)
-class SettingParts:
+class SettingParts(Slotted):
     """Each ``given_<part>`` is the part as parsed from the session's settings, None when the
-    setting was left at its default; the property ``<part>`` is the one to read."""
+    setting was left at its default; the property ``<part>`` is the one to read. (A Slotted
+    class, not a dataclass: it is made at every pytest start, plugin used or not.)"""
 
-    given_record: RecordSettings | None = None
-    given_repeat: RepeatSettings | None = None
-    given_calls: CallSettings | None = None
-    given_reports: ReportFiles | None = None
-    given_gates: GateSettings | None = None
-    given_versus: VersusSettings | None = None
-    given_otel: OtelSettings | None = None
-    given_judge: JudgeSetup | None = None  # the LLM judge; None: none (no default judge)
+    __slots__ = (
+        "given_record",
+        "given_repeat",
+        "given_calls",
+        "given_reports",
+        "given_gates",
+        "given_versus",
+        "given_otel",
+        "given_judge",
+        "__dict__",  # the parts' cached_property values
+    )
+
+    def __init__(
+        self,
+        *,
+        given_record: RecordSettings | None = None,
+        given_repeat: RepeatSettings | None = None,
+        given_calls: CallSettings | None = None,
+        given_reports: ReportFiles | None = None,
+        given_gates: GateSettings | None = None,
+        given_versus: VersusSettings | None = None,
+        given_otel: OtelSettings | None = None,
+        given_judge: JudgeSetup | None = None,  # the LLM judge; None: none (no default judge)
+    ) -> None:
+        self.given_record, self.given_repeat = given_record, given_repeat
+        self.given_calls, self.given_reports = given_calls, given_reports
+        self.given_gates, self.given_versus = given_gates, given_versus
+        self.given_otel, self.given_judge = given_otel, given_judge
 
     @cached_property
     def record(self) -> RecordSettings:

@@ -20,6 +20,7 @@ LIGHT = {
     "pytest_jsonmatch.session.channel",
     "pytest_jsonmatch.session.setting_parts",
     "pytest_jsonmatch.session.setting_table",  # the settings' declarations, read by settings
+    "pytest_jsonmatch.session.session_settings",  # the settings' record, a Slotted class
     "pytest_jsonmatch.engine",
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",
