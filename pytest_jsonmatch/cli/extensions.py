@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from pathlib import Path
 
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import REGISTRY
@@ -62,8 +62,8 @@ def load_extensions(args: argparse.Namespace) -> None:
     """Import each ``--plugins`` module and configure ``--judge``; a mistake is an
     InputError naming the option."""
     for name in getattr(args, "plugins", None) or []:
-        if "" not in sys.path and str(Path.cwd()) not in sys.path:
-            sys.path.insert(0, str(Path.cwd()))
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(name)
         except ImportError as exc:
@@ -83,6 +83,8 @@ def load_extensions(args: argparse.Namespace) -> None:
                 f"--judge: {', '.join(runner)} are for the pytest plugin's runner; the "
                 f"jsonmatch command sends one request at a time per worker process (-j N)"
             )
+        from pathlib import Path
+
         from ..engine.judge import judge_settings_from_text
 
         try:

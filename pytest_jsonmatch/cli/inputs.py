@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from ..engine.core.errors import JsonMatchError
 from ..engine.core.values import JsonValue
@@ -89,6 +88,8 @@ def _read_yaml(path: str, what: str) -> JsonValue:
     if path == STDIN:
         raise InputError(f"the {what} cannot be read from standard input as YAML; give a file")
     read_bytes(path)  # a regular file of bounded size
+    from pathlib import Path  # (here, not at the top: compare and score of JSON import none)
+
     try:
         value, _ = read_yaml(Path(path), path)
     except JsonMatchError as exc:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from ..engine.configuring.walk_config import WalkConfig
 from ..engine.core.errors import JsonMatchError, SchemaError
@@ -189,6 +188,8 @@ def schema_option(path: str) -> str | JsonObject:
         return schema
     if kind == "json" or path.lower().endswith((".yaml", ".yml")):
         return path
+    from pathlib import Path  # (only for a schema file: a command without one imports none)
+
     return {**schema, "$id": _based_id(schema.get("$id"), Path(path).resolve().as_uri())}
 
 

@@ -129,11 +129,11 @@ NOT_FOR_HELP = (
 )
 
 
-def _stdlib_floor() -> set[str]:
+def _stdlib_floor(needed: str = "argparse, json, pathlib, re, sys, typing") -> set[str]:
     """What the standard library modules every command needs (argparse, json, pathlib, re,
     typing) import themselves in a fresh interpreter of this version: not the command's to
     avoid (Python 3.10's pathlib imports urllib.parse, 3.12's does not)."""
-    code = "import argparse, json, pathlib, re, sys, typing; print(json.dumps(list(sys.modules)))"
+    code = f"import {needed}; print(json.dumps(list(sys.modules)))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(json.loads(proc.stdout))
 
@@ -172,6 +172,10 @@ def test_compare_imports_only_what_it_uses(tmp_path: Path) -> None:
     modules = set(run["modules"])  # type: ignore[call-overload]
     assert "pytest_jsonmatch.engine.match" in modules  # (the list is read after the run)
     assert _unwanted(modules, NOT_FOR_COMPARE) == []
+    # nor pathlib (with urllib.parse and ipaddress, on 3.10 and 3.11), difflib or copy: each
+    # is imported where a YAML or schema file, a written file, a typo or a schema needs it
+    bare = _stdlib_floor("argparse, json, re, sys, typing")
+    assert {"pathlib", "difflib", "copy"} & modules - bare == set()
 
 
 def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from pathlib import Path
 from types import ModuleType
 
 from ..core.errors import ComparatorError, ConfigError, JsonMatchError, did_you_mean, shown
@@ -237,6 +236,8 @@ def _load_wordllama() -> Embedder:
         ) from None
     try:
         # the model and its tokenizer ship inside the wheel; read them from there, offline
+        from pathlib import Path  # (here: a comparison without embeddings imports none)
+
         model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
     except Exception as exc:  # noqa: BLE001 - a missing file, an old wordllama
         raise ConfigError(

@@ -6,7 +6,6 @@ caller can catch them all in one place; the subclasses say which kind of mistake
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -106,6 +105,8 @@ def did_you_mean(name: object, known: object) -> str:
     else an empty string: what an "unknown name" message adds after the name."""
     if not isinstance(name, str):
         return ""
+    import difflib  # (here: a run without a typo never imports it)
+
     candidates = sorted(str(n) for n in known)  # type: ignore[attr-defined]
     close = difflib.get_close_matches(name, candidates, n=2, cutoff=0.75)
     if not close:

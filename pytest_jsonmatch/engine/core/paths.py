@@ -9,7 +9,6 @@ of segments.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -55,6 +54,8 @@ def index_segment(parent: str, index: int | None) -> str:
 def nearest_paths(pattern: str, paths: Iterable[str]) -> list[str]:
     """The (at most three) paths closest to ``pattern``: what a path that matches nothing
     was likely meant to be (a field floor's warning, a case's ``fields`` or ``ignore``)."""
+    import difflib  # (here: a run without a path that matches nothing never imports it)
+
     return difflib.get_close_matches(pattern, sorted(set(paths)), n=3, cutoff=0.5)
 
 

@@ -9,7 +9,6 @@ the SchemaNode tree (a graph, for a recursive schema) the walk reads.
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import partial
@@ -199,6 +198,8 @@ def annotate_schema(
     contents = load_schema(schema).contents
 
     def annotated() -> JsonObject:
+        import copy  # (here: a run without a schema file never imports it)
+
         out = copy.deepcopy(dict(contents))
         _annotate(out, defaults, set())
         return out

@@ -8,7 +8,6 @@ figures); any other line longer than the width cut rather than wrapped."""
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 
 from ...engine.core.errors import printable, workflow_safe
@@ -157,6 +156,8 @@ def wrap(line: str, width: int) -> list[str]:
     are indented two more spaces than the first."""
     if len(line) <= width:
         return [line]
+    import textwrap  # (here: a run whose lines all fit never imports it)
+
     indent = " " * (len(line) - len(line.lstrip(" ")))
     return textwrap.wrap(
         line,

@@ -22,11 +22,13 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ...engine.core.errors import CaseFileError
 from ...engine.reading.user_files import not_owned
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 try:
     import fcntl
@@ -65,6 +67,8 @@ def write_atomic(
     # a file of the user's is written where its links lead; the plugin's own is replaced
     # at its own path, so that a link put there after the check above is replaced too,
     # never written through
+    from pathlib import Path  # (here: a command that writes no file imports none)
+
     target = Path(os.path.abspath(path) if owned else os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target)

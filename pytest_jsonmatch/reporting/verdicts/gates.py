@@ -14,7 +14,6 @@ across fields. ``strict`` keeps the point-estimate rule: any drop beyond ``max_d
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -778,6 +777,8 @@ def _unmatched(
     if unscored:
         message = f"floor {floor.text!r} matched no scored field of this run: {unscored}"
     elif floor.group is not None and not tables:
+        import difflib  # (here: only a floor that matched nothing reads it)
+
         close = difflib.get_close_matches(floor.group, list(groups), n=3, cutoff=0.5)
         hint = (
             f"; did you mean {' or '.join(map(repr, close))}?"
