@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 
 from ..engine.core.errors import ConfigError, did_you_mean
 from ..engine.core.numbers import whole_number
+from ..engine.core.slotted import HashedSlotted
 
 DEFAULT_CONCURRENCY = 1
 MAX_CONCURRENCY = 1000
@@ -22,22 +22,38 @@ MIN_RATE = 1 / 3600
 DEFAULT_RETRY_BUDGET_S = 120.0
 
 
-@dataclass(frozen=True, kw_only=True)
-class CallSettings:
+class CallSettings(HashedSlotted):
     """How a session calls its target: ``concurrency`` calls at a time, each at most
     ``timeout`` seconds (None: no limit), retried up to ``retries`` times, started at most
-    ``rate`` times a second by the whole process (None: no limit)."""
+    ``rate`` times a second by the whole process (None: no limit). (HashedSlotted, not a
+    dataclass: made when the golden session starts; hashable, as JudgeSetup.calls's default
+    must be.)"""
 
-    concurrency: int = DEFAULT_CONCURRENCY
-    timeout: float | None = None
-    retries: int = 0
-    rate: float | None = None
+    __slots__ = ("concurrency", "timeout", "retries", "rate", "retry_timeouts", "retry_budget")
+
+    concurrency: int
+    timeout: float | None
+    retries: int
+    rate: float | None
     # a call that timed out is retried only when asked: a target that hangs would otherwise
     # hold the run (retries + 1) x timeout
-    retry_timeouts: bool = False
+    retry_timeouts: bool
     # the most one call waits between its attempts, in all: a retry that would wait past it
     # is not made (a server's Retry-After cannot hold the run)
-    retry_budget: float = DEFAULT_RETRY_BUDGET_S
+    retry_budget: float
+
+    def __init__(
+        self,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        timeout: float | None = None,
+        retries: int = 0,
+        rate: float | None = None,
+        retry_timeouts: bool = False,
+        retry_budget: float = DEFAULT_RETRY_BUDGET_S,
+    ) -> None:
+        self.concurrency, self.timeout, self.retries = concurrency, timeout, retries
+        self.rate, self.retry_timeouts, self.retry_budget = rate, retry_timeouts, retry_budget
 
     def per_worker(self, workers: int, shared_rate: bool = False) -> CallSettings:
         """What each of ``workers`` processes (pytest-xdist) may use, so that the session as a
@@ -46,8 +62,7 @@ class CallSettings:
         of starts (``shared_rate``: shared_starts.py), which holds it for all of them."""
         if workers <= 1:
             return self
-        return replace(
-            self,
+        return self.replace(
             concurrency=max(1, self.concurrency // workers),
             rate=None if self.rate is None else self.rate if shared_rate else self.rate / workers,
         )
@@ -100,16 +115,15 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
             given[key] = (value, f"{what}: {key}")
     out = CallSettings()
     if "concurrency" in given:
-        out = replace(
-            out,
+        out = out.replace(
             concurrency=whole_number(
                 *given["concurrency"], 1, MAX_CONCURRENCY, "of calls ", " (1: one after another)"
             ),
         )
     if "retries" in given:
-        out = replace(out, retries=whole_number(*given["retries"], 0, MAX_RETRIES))
+        out = out.replace(retries=whole_number(*given["retries"], 0, MAX_RETRIES))
     if "timeout" in given:
-        out = replace(out, timeout=_seconds(*given["timeout"]))
+        out = out.replace(timeout=_seconds(*given["timeout"]))
     if "rate" in given:
         value, what = given["rate"]
         rate = rate_per_second(value)
@@ -118,14 +132,14 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
                 f"{what} must be a number of calls per second, minute or hour "
                 f"from one an hour up, like 120/min or 5/s, not {value[:40]!r}"
             )
-        out = replace(out, rate=rate)
+        out = out.replace(rate=rate)
     if "retry_budget" in given:
-        out = replace(out, retry_budget=_seconds(*given["retry_budget"]))
+        out = out.replace(retry_budget=_seconds(*given["retry_budget"]))
     if "retry_timeouts" in given:
         value, what = given["retry_timeouts"]
         if value.lower() not in ("yes", "no", "true", "false"):
             raise ConfigError(f"{what} must be yes or no, not {value!r}")
-        out = replace(out, retry_timeouts=value.lower() in ("yes", "true"))
+        out = out.replace(retry_timeouts=value.lower() in ("yes", "true"))
     return out
 
 

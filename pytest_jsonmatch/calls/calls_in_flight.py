@@ -30,8 +30,9 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+
+from ..engine.core.slotted import HashedSlotted, Slotted
 
 if TYPE_CHECKING:
     from ..reporting.run_model.report_types import WorkerDeathDict
@@ -149,16 +150,24 @@ def _names(lines: Iterable[str], sign: str) -> tuple[list[str], Counter[str]]:
     return names, Counter(names)
 
 
-@dataclass(frozen=True)
-class Death:
+class Death(HashedSlotted):
     """One dead worker: the test it was running, the tests whose calls it had in flight,
     and the running test's fate: ``blamed``, ``sent back`` (to run again, alone), ``lost``
-    or ``had reported`` (its result stands); the report's key for it is ``verdict``."""
+    or ``had reported`` (its result stands); the report's key for it is ``verdict``.
+    (HashedSlotted, not a dataclass: this module loads with every session that calls a target.)"""
+
+    __slots__ = ("worker", "running", "calls_in_flight", "fate")
 
     worker: str
     running: str
     calls_in_flight: tuple[str, ...]
     fate: CallFate
+
+    def __init__(
+        self, worker: str, running: str, calls_in_flight: tuple[str, ...], fate: CallFate
+    ) -> None:
+        self.worker, self.running = worker, running
+        self.calls_in_flight, self.fate = calls_in_flight, fate
 
     @property
     def reason(self) -> str:
@@ -177,15 +186,31 @@ class Death:
         }
 
 
-@dataclass
-class Deaths:
-    """The controller's side: the folder of the workers' logs, and each worker that died."""
+class Deaths(Slotted):
+    """The controller's side: the folder of the workers' logs, and each worker that died.
+    (Slotted, not a dataclass, as :class:`Death`.)"""
 
-    folder: str = ""
-    deaths: list[Death] = field(default_factory=list)
-    suspects: dict[str, str] = field(default_factory=dict)  # test -> the worker that died
-    _in_flight: dict[str, list[str]] = field(default_factory=dict)
-    _sent_back: Counter[str] = field(default_factory=Counter)
+    __slots__ = ("folder", "deaths", "suspects", "_in_flight", "_sent_back")
+
+    folder: str
+    deaths: list[Death]
+    suspects: dict[str, str]  # test -> the worker that died
+    _in_flight: dict[str, list[str]]
+    _sent_back: Counter[str]
+
+    def __init__(
+        self,
+        folder: str = "",
+        deaths: list[Death] | None = None,
+        suspects: dict[str, str] | None = None,
+        _in_flight: dict[str, list[str]] | None = None,
+        _sent_back: Counter[str] | None = None,
+    ) -> None:
+        self.folder = folder
+        self.deaths = [] if deaths is None else deaths
+        self.suspects = {} if suspects is None else suspects
+        self._in_flight = {} if _in_flight is None else _in_flight
+        self._sent_back = Counter() if _sent_back is None else _sent_back
 
     def log_path(self, worker: str) -> str:
         """Where ``worker`` logs its calls (the folder is made on first use)."""

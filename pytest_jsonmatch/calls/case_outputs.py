@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from contextlib import AbstractContextManager, ExitStack, nullcontext
-from dataclasses import replace
 from pathlib import Path
 
 from ..cases.case_files import GoldenCase
@@ -96,7 +95,7 @@ class Outputs:
         own = case.source == "input" and (runs != 1 or case.repeat is not None)
         if case.input is None and not own:
             return produced
-        return replace(produced, input=case.input, repeats=runs if own else None)
+        return produced.replace(input=case.input, repeats=runs if own else None)
 
     def _produce(
         self, case: GoldenCase, key: Hashable, repeat: int, runs: int, target: str

@@ -18,27 +18,52 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..engine.core.errors import CaseFileError, ConfigError
+from ..engine.core.slotted import HashedSlotted, Slotted
 from .recordings import MODES, RecordMode
-from .stable_form import Scrub
+from .stable_form import NO_SCRUB, Scrub
 
 
-@dataclass(frozen=True, kw_only=True)
-class RecordSettings:
+class RecordSettings(HashedSlotted):
     """The record mode (vcrpy's), what a recording's fingerprint takes in, ``prune``: remove
     the recordings no collected case uses, and the network block (pytest-recording's
-    ``block_network`` and ``allowed_hosts``)."""
+    ``block_network`` and ``allowed_hosts``). (HashedSlotted, not a dataclass: made when the
+    golden session starts; hashable, as the frozen dataclass was.)"""
 
-    mode: RecordMode = "off"
-    files: tuple[str, ...] = ()  # glob patterns, from the test root
-    declared: str = ""  # MODULE:FUNCTION returning JSON, or nothing
-    prune: bool = False
-    scrub: Scrub = Scrub()  # volatile values, recorded and scored as a placeholder
-    block_network: bool | None = None  # None: on when the mode is ``none`` (replay only)
-    allowed_hosts: tuple[str, ...] = ()  # the hosts a blocked session may still reach
+    __slots__ = (
+        "mode",
+        "files",
+        "declared",
+        "prune",
+        "scrub",
+        "block_network",
+        "allowed_hosts",
+    )
+
+    mode: RecordMode
+    files: tuple[str, ...]  # glob patterns, from the test root
+    declared: str  # MODULE:FUNCTION returning JSON, or nothing
+    prune: bool
+    scrub: Scrub  # volatile values, recorded and scored as a placeholder
+    block_network: bool | None  # None: on when the mode is ``none`` (replay only)
+    allowed_hosts: tuple[str, ...]  # the hosts a blocked session may still reach
+
+    def __init__(
+        self,
+        *,
+        mode: RecordMode = "off",
+        files: tuple[str, ...] = (),
+        declared: str = "",
+        prune: bool = False,
+        scrub: Scrub = NO_SCRUB,
+        block_network: bool | None = None,
+        allowed_hosts: tuple[str, ...] = (),
+    ) -> None:
+        self.mode, self.files, self.declared, self.prune = mode, files, declared, prune
+        self.scrub, self.block_network = scrub, block_network
+        self.allowed_hosts = allowed_hosts
 
     @property
     def blocks_network(self) -> bool:
@@ -61,19 +86,19 @@ class RecordSettings:
                 if sep and key == "scrub" and value:
                     scrub += Scrub.parse(value, what)
                 elif key == "block_network" and (not sep or value in _SWITCH):
-                    out = replace(out, block_network=_SWITCH[value] if sep else True)
+                    out = out.replace(block_network=_SWITCH[value] if sep else True)
                 elif sep and key == "allowed_hosts":
                     from .offline import parse_hosts  # (the block loads only when asked)
 
-                    out = replace(out, allowed_hosts=parse_hosts(value, what))
+                    out = out.replace(allowed_hosts=parse_hosts(value, what))
                 elif modes:
-                    out = replace(out, mode=modes[0])
+                    out = out.replace(mode=modes[0])
                 elif word == "prune":
-                    out = replace(out, prune=True)
+                    out = out.replace(prune=True)
                 elif sep and key == "files" and value:
                     files.append(value)
                 elif sep and key == "fingerprint" and ":" in value:
-                    out = replace(out, declared=value)
+                    out = out.replace(declared=value)
                 else:
                     raise ConfigError(
                         f"{what} is a mode ({', '.join(MODES)}) and optionally "
@@ -82,9 +107,9 @@ class RecordSettings:
                         f"allowed_hosts=HOST,..., not {word!r}"
                     )
             if files:
-                out = replace(out, files=tuple(files))
+                out = out.replace(files=tuple(files))
             if scrub:
-                out = replace(out, scrub=scrub)
+                out = out.replace(scrub=scrub)
         return out
 
 
@@ -100,17 +125,32 @@ def _words(text: str) -> list[str]:
     return words
 
 
-@dataclass(frozen=True, kw_only=True)
-class Fingerprint:
+class Fingerprint(Slotted):
     """The code (module file -> SHA-256), the named files (path -> SHA-256) and the declared
-    value a recording was made under."""
+    value a recording was made under. (Slotted, not a dataclass: its mappings left the
+    frozen dataclass unhashable too.)"""
 
-    code: Mapping[str, str] = field(default_factory=dict)
-    files: Mapping[str, str] = field(default_factory=dict)
-    declared: object = None
+    __slots__ = ("code", "files", "declared", "read")
+
+    code: Mapping[str, str]
+    files: Mapping[str, str]
+    declared: object
     # the files the target was seen reading when it made the output (file_reads.py), those
     # ``files=`` does not name: each is held to its digest as the recording was made
-    read: Mapping[str, str] = field(default_factory=dict)
+    read: Mapping[str, str]
+
+    def __init__(
+        self,
+        *,
+        code: Mapping[str, str] | None = None,
+        files: Mapping[str, str] | None = None,
+        declared: object = None,
+        read: Mapping[str, str] | None = None,
+    ) -> None:
+        self.code = {} if code is None else code
+        self.files = {} if files is None else files
+        self.declared = declared
+        self.read = {} if read is None else read
 
     def to_dict(self) -> dict[str, object]:
         out = {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
@@ -122,7 +162,7 @@ class Fingerprint:
         """This fingerprint with the files the target read (from the root) that it does not
         hold already."""
         seen = {name: _digest(path) for name, path in reads.items() if name not in self.files}
-        return replace(self, read=seen) if seen else self
+        return self.replace(read=seen) if seen else self
 
     def read_changes(self, root: Path) -> list[str]:
         """The files the target read when this recording was made that differ now (edited,

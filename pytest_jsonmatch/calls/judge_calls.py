@@ -105,8 +105,7 @@ def judge_setup_from_text(text: str, what: str, base: Path, replay: bool = False
     calls = DEFAULT_JUDGE_CALLS
     if call_words:
         given = parse_calls([(" ".join(call_words), what)])
-        calls = replace(
-            given,
+        calls = given.replace(
             retries=given.retries if "retries=" in text else calls.retries,
             retry_budget=given.retry_budget if "retry_budget=" in text else calls.retry_budget,
             timeout=given.timeout if "timeout=" in text else calls.timeout,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
 from typing import Protocol
 
 from ..cases.case_files import GoldenCase
@@ -107,7 +106,7 @@ class LiveCalls:
         # the target gets its own copy of a structured input: one that changes it cannot
         # change what the case (and its recording's digest) holds
         if isinstance(case.input, (dict, list)):
-            case = replace(case, input=copy.deepcopy(case.input))
+            case = case.replace(input=copy.deepcopy(case.input))
         target, watch, ready = self.target, self.watch, self.ready
         # the network block's module loads with a session's first call, never without one
         from .offline import for_case

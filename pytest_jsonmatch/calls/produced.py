@@ -5,9 +5,9 @@ actual value on as one, and must not load the calls stage to do so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from ..engine.core.slotted import Slotted
 from .call_figures import CallFigures, attempts_note
 
 OutputSource = Literal["case", "live", "replayed"]
@@ -16,8 +16,7 @@ OutputSource = Literal["case", "live", "replayed"]
 Recorded = str
 
 
-@dataclass(frozen=True, kw_only=True)
-class Produced:
+class Produced(Slotted):
     """One run's output, or the error that stopped it (``error``), with where it came from,
     whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
     the call took (``call``: a live call's figures, or a replayed recording's); ``input``:
@@ -27,16 +26,25 @@ class Produced:
     which a report records so that ``jsonmatch merge`` counts a shard's runs of the case
     without reading its case file; ``ignored``: ``ignore`` patterns the comparison adds to
     its own, the values the record setting's ``scrub=`` replaced (stable_form.py), so that
-    a scrubbed field counts nowhere, live and replayed alike."""
+    a scrubbed field counts nowhere, live and replayed alike. (Slotted, not a dataclass: one
+    is made for each run.)"""
 
-    output: object = None
-    input: object = None
-    error: BaseException | None = None
-    source: OutputSource = "case"
-    recording: Recorded = ""
-    call: CallFigures | None = None
-    repeats: int | None = None
-    ignored: tuple[str, ...] = ()
+    __slots__ = ("output", "input", "error", "source", "recording", "call", "repeats", "ignored")
+
+    def __init__(
+        self,
+        *,
+        output: object = None,
+        input: object = None,
+        error: BaseException | None = None,
+        source: OutputSource = "case",
+        recording: Recorded = "",
+        call: CallFigures | None = None,
+        repeats: int | None = None,
+        ignored: tuple[str, ...] = (),
+    ) -> None:
+        self.output, self.input, self.error, self.source = output, input, error, source
+        self.recording, self.call, self.repeats, self.ignored = recording, call, repeats, ignored
 
     @property
     def attempts_note(self) -> str:

@@ -27,13 +27,13 @@ import json
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from ..engine.core.errors import CaseFileError, JsonMatchError
+from ..engine.core.slotted import Slotted
 from ..engine.reading.user_files import MAX_FILE_BYTES
 
 if TYPE_CHECKING:  # the settings' modes load with every session; replaying, when it replays
@@ -48,14 +48,31 @@ FOLDER = "__recordings__"
 MAX_RECORDING_BYTES = MAX_FILE_BYTES
 
 
-@dataclass(frozen=True, kw_only=True)
-class Recording:
+class Recording(Slotted):
+    """One recording as read. (Slotted, not a dataclass: its module loads with every
+    session.)"""
+
+    __slots__ = ("output", "input_sha256", "recorded_at", "call", "fingerprint", "target")
+
     output: object
     input_sha256: str
     recorded_at: str
-    call: CallFigures | None = None  # the recorded call's latency, attempts, usage, if kept
-    fingerprint: object = None  # what made it (fingerprints.py), as recorded
-    target: str = ""  # the named target it was recorded for (empty: the unnamed one)
+    call: CallFigures | None  # the recorded call's latency, attempts, usage, if kept
+    fingerprint: object  # what made it (fingerprints.py), as recorded
+    target: str  # the named target it was recorded for (empty: the unnamed one)
+
+    def __init__(
+        self,
+        *,
+        output: object,
+        input_sha256: str,
+        recorded_at: str,
+        call: CallFigures | None = None,
+        fingerprint: object = None,
+        target: str = "",
+    ) -> None:
+        self.output, self.input_sha256, self.recorded_at = output, input_sha256, recorded_at
+        self.call, self.fingerprint, self.target = call, fingerprint, target
 
 
 # A name this long (in bytes, of the escaped id) is shortened, stably, with a hash of the whole

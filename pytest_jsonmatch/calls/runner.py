@@ -31,10 +31,10 @@ from collections.abc import Awaitable, Callable, Hashable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import CaseFileError
+from ..engine.core.slotted import Slotted
 from .call_figures import CallFigures, TargetResult
 from .call_settings import CallSettings
 from .file_reads import watched
@@ -54,14 +54,25 @@ class _Stopped(BaseException):
     """The runner was closed while a call waited or ran."""
 
 
-@dataclass
-class Done:
-    """A finished call: its output (``error`` None) or the exception that ended it."""
+class Done(Slotted):
+    """A finished call: its output (``error`` None) or the exception that ended it.
+    (Slotted, not a dataclass: this module loads with every session that calls a target.)"""
 
-    value: object = None
-    error: BaseException | None = None
-    figures: CallFigures = CallFigures()
-    reads: frozenset[str] = frozenset()  # the files the target opened for reading (file_reads)
+    __slots__ = ("value", "error", "figures", "reads")
+
+    value: object
+    error: BaseException | None
+    figures: CallFigures
+    reads: frozenset[str]  # the files the target opened for reading (file_reads)
+
+    def __init__(
+        self,
+        value: object = None,
+        error: BaseException | None = None,
+        figures: CallFigures = CallFigures(),  # noqa: B008 (frozen)
+        reads: frozenset[str] = frozenset(),
+    ) -> None:
+        self.value, self.error, self.figures, self.reads = value, error, figures, reads
 
 
 class _Job:

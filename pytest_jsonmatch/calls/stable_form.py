@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import MASK_SECONDS, MaskPattern
 from ..engine.core.paths import PathPattern, index_segment, key_segment
+from ..engine.core.slotted import HashedSlotted
 
 PLACEHOLDER = "<scrubbed>"  # what a scrubbed value is recorded (and scored) as
 
@@ -44,15 +44,26 @@ _ID_KEYS: tuple[tuple[str | None, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Scrub:
+class Scrub(HashedSlotted):
     """The volatile values the ``record`` setting's ``scrub=`` names: path patterns
     (``ignore``'s syntax: ``**.created_at``, ``state.orders[*].id``), each value they match
-    replaced whole, and ``/REGEX/`` patterns, each match in any text replaced."""
+    replaced whole, and ``/REGEX/`` patterns, each match in any text replaced.
+    (HashedSlotted, not a dataclass: made when the golden session starts; _advanced's cache
+    hashes it.)"""
 
-    paths: tuple[PathPattern, ...] = ()
-    texts: tuple[MaskPattern, ...] = ()
-    what: str = "jsonmatch_record"  # (the setting a pattern came from, for its errors)
+    __slots__ = ("paths", "texts", "what")
+
+    paths: tuple[PathPattern, ...]
+    texts: tuple[MaskPattern, ...]
+    what: str  # (the setting a pattern came from, for its errors)
+
+    def __init__(
+        self,
+        paths: tuple[PathPattern, ...] = (),
+        texts: tuple[MaskPattern, ...] = (),
+        what: str = "jsonmatch_record",
+    ) -> None:
+        self.paths, self.texts, self.what = paths, texts, what
 
     @classmethod
     def parse(cls, value: str, what: str) -> Scrub:

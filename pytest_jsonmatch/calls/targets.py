@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ..cases.case_files import GoldenCase
 from ..cases.python_names import imported_module
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
+from ..engine.core.slotted import HashedSlotted
 from .call_settings import CallSettings, parse_calls
 
 # Runs an awaitable a target returned and gives its result (anything else passes through).
@@ -94,15 +94,20 @@ TARGET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _LINE = re.compile(r"\s*(?P<name>[^\s=]+)\s*(?:=\s*(?P<spec>[^\s=]+)(?=\s|$))?(?P<calls>.*)")
 
 
-@dataclass(frozen=True, kw_only=True)
-class TargetSpec:
+class TargetSpec(HashedSlotted):
     """One named target of ``jsonmatch_targets``: the function making its outputs (``spec``,
     ``package.module:function``; empty when the hook serves it) and how it is called (the
-    session's call settings with the line's own keys over them)."""
+    session's call settings with the line's own keys over them). (HashedSlotted, not a
+    dataclass: made when the golden session starts; hashable, as the frozen dataclass was.)"""
+
+    __slots__ = ("name", "spec", "calls")
 
     name: str
     spec: str
     calls: CallSettings
+
+    def __init__(self, *, name: str, spec: str, calls: CallSettings) -> None:
+        self.name, self.spec, self.calls = name, spec, calls
 
     @property
     def setting(self) -> str:

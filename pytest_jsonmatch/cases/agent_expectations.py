@@ -10,10 +10,10 @@ case key by key, each level checked by its metric (:func:`call_options_of`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError
+from ..engine.core.slotted import Slotted
 from .python_names import with_named_tools
 
 if TYPE_CHECKING:
@@ -47,20 +47,28 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
 Error = Callable[[int, str], CaseFileError]
 
 
-@dataclass(frozen=True)
-class AgentExpectations:
+class AgentExpectations(Slotted):
     """What makes a comparison an agent's: the expected calls of one reply and the calls'
     options, or the expected trajectory of a whole run, its options and the expected end
     state. The answer is the case's ``expected`` (every case has one, and an update
-    rewrites it); its options are the comparison's own."""
+    rewrites it); its options are the comparison's own. (Slotted, not a dataclass: every
+    golden session imports it.)"""
 
-    calls: object = None
-    call_options: Mapping[str, object] = field(default_factory=dict)
-    run: object = None
-    run_options: Mapping[str, object] = field(default_factory=dict)
-    state: object = None
-    # why it cannot be scored, said when it is (so that the attempt is recorded); "" if none
-    refused: str = ""
+    __slots__ = ("calls", "call_options", "run", "run_options", "state", "refused")
+
+    def __init__(
+        self,
+        calls: object = None,
+        call_options: Mapping[str, object] | None = None,  # None: none
+        run: object = None,
+        run_options: Mapping[str, object] | None = None,  # None: none
+        state: object = None,
+        # why it cannot be scored, said when it is (so that the attempt is recorded); "" if none
+        refused: str = "",
+    ) -> None:
+        self.calls, self.run, self.state, self.refused = calls, run, state, refused
+        self.call_options: Mapping[str, object] = {} if call_options is None else call_options
+        self.run_options: Mapping[str, object] = {} if run_options is None else run_options
 
     @classmethod
     def of_keywords(

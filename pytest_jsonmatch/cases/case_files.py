@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from ..engine.core.errors import CaseFileError, did_you_mean
+from ..engine.core.slotted import Slotted
 from ..engine.reading.safe_yaml import (
     decode_text,
     item_nodes,
@@ -55,36 +55,69 @@ NO_EXPECTED = _NoExpected()
 _CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
 
 
-@dataclass(frozen=True, kw_only=True)
-class GoldenCase:
+class GoldenCase(Slotted):
     """One golden case, defaults applied. ``line`` is 1-based; ``source`` says which of
-    ``actual``, ``actual_file`` (an absolute path) or ``input`` gives the actual output."""
+    ``actual``, ``actual_file`` (an absolute path) or ``input`` gives the actual output.
+    (Slotted, not a dataclass: one is made for each case.)"""
 
-    id: str
-    path: Path
-    line: int
-    description: str = ""
-    expected: object = None
-    actual: object = None
-    actual_file: Path | None = None
-    input: object = None
-    metric: str | None = None
-    threshold: float | None = None
-    options: Mapping[str, object] = field(default_factory=dict)
-    marks: tuple[MarkSpec, ...] = ()
-    source: Source = "actual"
-    repeat: int | None = None  # runs of an ``input`` case's target (None: the session's)
-    file_sha256: str = ""  # of the case file's bytes as collection read them
-    # an agent's reply's or whole run's expected parts and options (None: a plain case)
-    agent: AgentExpectations | None = None
-    # where each option naming paths (ignore, fields, align; xfail for an xfail mark's
-    # fields) was set: "" by the case itself, "file:line" by a folder's or a file's settings
-    # shared by several cases (cases/typos.py: a typo is a path none of them has)
-    path_origins: Mapping[str, str] = field(default_factory=dict)
-    # a person's verdicts on the judge's fields of this case (``judge_labels``): each field's
-    # instance path, as the field tables write it, and True for "same"
-    # (calibration/case_labels.py joins them to the judge's calibration)
-    judge_labels: Mapping[str, bool] = field(default_factory=dict)
+    __slots__ = (
+        "id",
+        "path",
+        "line",
+        "description",
+        "expected",
+        "actual",
+        "actual_file",
+        "input",
+        "metric",
+        "threshold",
+        "options",
+        "marks",
+        "source",
+        "repeat",
+        "file_sha256",
+        "agent",
+        "path_origins",
+        "judge_labels",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        path: Path,
+        line: int,
+        description: str = "",
+        expected: object = None,
+        actual: object = None,
+        actual_file: Path | None = None,
+        input: object = None,
+        metric: str | None = None,
+        threshold: float | None = None,
+        options: Mapping[str, object] | None = None,  # None: none
+        marks: tuple[MarkSpec, ...] = (),
+        source: Source = "actual",
+        repeat: int | None = None,  # runs of an ``input`` case's target (None: the session's)
+        file_sha256: str = "",  # of the case file's bytes as collection read them
+        # an agent's reply's or whole run's expected parts and options (None: a plain case)
+        agent: AgentExpectations | None = None,
+        # where each option naming paths (ignore, fields, align; xfail for an xfail mark's
+        # fields) was set: "" by the case itself, "file:line" by a folder's or a file's
+        # settings shared by several cases (cases/typos.py: a typo is a path none of them has)
+        path_origins: Mapping[str, str] | None = None,  # None: none
+        # a person's verdicts on the judge's fields of this case (``judge_labels``): each
+        # field's instance path, as the field tables write it, and True for "same"
+        # (calibration/case_labels.py joins them to the judge's calibration)
+        judge_labels: Mapping[str, bool] | None = None,  # None: none
+    ) -> None:
+        self.id, self.path, self.line, self.description = id, path, line, description
+        self.expected, self.actual, self.actual_file = expected, actual, actual_file
+        self.input, self.metric, self.threshold = input, metric, threshold
+        self.options: Mapping[str, object] = {} if options is None else options
+        self.marks, self.source, self.repeat = marks, source, repeat
+        self.file_sha256, self.agent = file_sha256, agent
+        self.path_origins: Mapping[str, str] = {} if path_origins is None else path_origins
+        self.judge_labels: Mapping[str, bool] = {} if judge_labels is None else judge_labels
 
     @property
     def default_id(self) -> str:
@@ -225,7 +258,7 @@ class CaseFiles:
         file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
         if fields_expected_to_fail(file_marks) is not None:
             origin = f"{where.display}:{lines['marks']}"
-            layer = replace(layer, origins={**layer.origins, "xfail": origin})
+            layer = layer.replace(origins={**layer.origins, "xfail": origin})
         cases, nodes = data["cases"], item_nodes(root, "cases")
         if not isinstance(cases, list) or not cases:
             raise where.error(

@@ -6,11 +6,11 @@ folder's or a file's paths over all the cases they apply to)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from ..engine.core.errors import CaseFileError
+from ..engine.core.slotted import Slotted
 from .agent_expectations import call_options_of
 from .python_names import with_named_tools
 
@@ -29,17 +29,35 @@ class Where(Protocol):
 MAX_REPEAT = 1000
 
 
-@dataclass(frozen=True)
-class Layer:
-    """What a folder, a file or a case sets for the cases below it."""
+class Layer(Slotted):
+    """What a folder, a file or a case sets for the cases below it. (Slotted, not a
+    dataclass: one is made for each case.)"""
 
-    metric: str | None = None
-    threshold: float | None = None
-    repeat: int | None = None
-    options: Mapping[str, object] = field(default_factory=dict)
-    call_options: Mapping[str, object] = field(default_factory=dict)
-    run_options: Mapping[str, object] = field(default_factory=dict)
-    origins: Mapping[str, str] = field(default_factory=dict)  # GoldenCase.path_origins
+    __slots__ = (
+        "metric",
+        "threshold",
+        "repeat",
+        "options",
+        "call_options",
+        "run_options",
+        "origins",
+    )
+
+    def __init__(
+        self,
+        metric: str | None = None,
+        threshold: float | None = None,
+        repeat: int | None = None,
+        options: Mapping[str, object] | None = None,  # None: none (as each mapping below)
+        call_options: Mapping[str, object] | None = None,
+        run_options: Mapping[str, object] | None = None,
+        origins: Mapping[str, str] | None = None,  # GoldenCase.path_origins
+    ) -> None:
+        self.metric, self.threshold, self.repeat = metric, threshold, repeat
+        self.options: Mapping[str, object] = {} if options is None else options
+        self.call_options: Mapping[str, object] = {} if call_options is None else call_options
+        self.run_options: Mapping[str, object] = {} if run_options is None else run_options
+        self.origins: Mapping[str, str] = {} if origins is None else origins
 
 
 PATH_OPTIONS = ("ignore", "fields", "align")  # the options that name a case's paths

@@ -4,11 +4,11 @@ together (by the session's rule: the ``mean`` score, ``all`` runs or a ``majorit
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.numbers import whole_in
+from ..engine.core.slotted import HashedSlotted
 
 if TYPE_CHECKING:  # the reporting stage loads once a case is judged (start-up stays light)
     from ..reporting.run_model.aggregate import RepeatRule
@@ -18,13 +18,14 @@ if TYPE_CHECKING:  # the reporting stage loads once a case is judged (start-up s
 MAX_REPEAT = 1000
 
 
-@dataclass(frozen=True, kw_only=True)
-class RepeatSettings:
+class RepeatSettings(HashedSlotted):
     """The session's runs of every ``input`` case (None: once, unless a case says) and the
-    rule its runs pass by."""
+    rule its runs pass by. (Slotted, not a dataclass: every golden session makes one.)"""
 
-    count: int | None = None
-    rule: RepeatRule = "mean"
+    __slots__ = ("count", "rule")
+
+    def __init__(self, *, count: int | None = None, rule: RepeatRule = "mean") -> None:
+        self.count, self.rule = count, rule
 
     def runs_of(self, case: GoldenCase) -> int:
         """How many times the case's target runs: only ``input`` cases repeat; a case's own

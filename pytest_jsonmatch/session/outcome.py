@@ -8,8 +8,9 @@ Its own module so that a session that never compares does not build it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
+
+from ..engine.core.slotted import Slotted
 
 if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
@@ -37,33 +38,59 @@ class _Where(TypedDict):
     shown: Shown
 
 
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
+class Outcome(Slotted):
     """One attempted comparison: its MatchResult and verdict, or (``result`` None) the
     one-line reason it could not be scored. ``repeat`` is the run's index when a case runs
-    several times; ``call`` is what the target's call for this output took (None: no call)."""
+    several times; ``call`` is what the target's call for this output took (None: no call).
+    (Slotted, not a dataclass: one is made for each comparison.)"""
 
-    metric: str
-    threshold: float
-    result: MatchResult | None = None
-    passed: bool = False
-    error: str = ""
-    repeat: int = 0
-    source: OutputSource = "case"  # the output came from the case, a live call, or a replay
-    recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
-    call: CallFigures | None = None
-    judge: Mapping[str, object] | None = None  # what the LLM judge did for it (None: nothing)
-    # an answer checked against no schema because it could not be read: "cut off" or
-    # "unreadable" (a keyword of its conformance: such an answer is not valid); empty: none
-    unread: str = ""
-    # fields the judge left undecided (the error says which and why): 0 for any other error
-    undecided: int = 0
-    # the case's input (None: none) and the output as the target gave it (None: none, or
-    # the case's own), which the reports show a reviewer beside the fields
-    input: object = None
-    output: object = None
-    # how many runs the case was asked for, where it repeats or sets its own (None: once)
-    repeats: int | None = None
+    __slots__ = (
+        "metric",
+        "threshold",
+        "result",
+        "passed",
+        "error",
+        "repeat",
+        "source",
+        "recording",
+        "call",
+        "judge",
+        "unread",
+        "undecided",
+        "input",
+        "output",
+        "repeats",
+    )
+
+    def __init__(
+        self,
+        *,
+        metric: str,
+        threshold: float,
+        result: MatchResult | None = None,
+        passed: bool = False,
+        error: str = "",
+        repeat: int = 0,
+        source: OutputSource = "case",  # the output came from the case, a live call, or a replay
+        recording: Recorded = "",  # "recorded" or "stale" when this run wrote a recording
+        call: CallFigures | None = None,
+        judge: Mapping[str, object] | None = None,  # what the LLM judge did (None: nothing)
+        # an answer checked against no schema because it could not be read: "cut off" or
+        # "unreadable" (a keyword of its conformance: such an answer is not valid); "": none
+        unread: str = "",
+        # fields the judge left undecided (the error says which and why): 0 for any other error
+        undecided: int = 0,
+        # the case's input (None: none) and the output as the target gave it (None: none, or
+        # the case's own), which the reports show a reviewer beside the fields
+        input: object = None,
+        output: object = None,
+        # how many runs the case was asked for, where it repeats or sets its own (None: once)
+        repeats: int | None = None,
+    ) -> None:
+        self.metric, self.threshold, self.result, self.passed = metric, threshold, result, passed
+        self.error, self.repeat, self.source, self.recording = error, repeat, source, recording
+        self.call, self.judge, self.unread, self.undecided = call, judge, unread, undecided
+        self.input, self.output, self.repeats = input, output, repeats
 
     @classmethod
     def of(

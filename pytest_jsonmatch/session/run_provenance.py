@@ -14,11 +14,11 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ..engine.core.slotted import Slotted
 from ..reporting.verdicts.provenance import (
     golden_provenance,
     judge_setup_provenance,
@@ -54,19 +54,21 @@ _LOADING = "pytest_jsonmatch.engine.schemas.loading"
 KINDS = ("golden", "folder_settings", "schemas")
 
 
-@dataclass
-class ReadFiles:
+class ReadFiles(Slotted):
     """The files a session's scores were made from, each kind mapping an absolute path to
     the SHA-256 of its bytes as read. :meth:`take` gathers what is new since it last did and
     hands it back: what a worker sends with a test's report, for the controller to
-    :meth:`add`."""
+    :meth:`add`. (Slotted, not a dataclass: every golden session makes one.)"""
 
-    tick: int = 0  # the schema loader's clock when schema files were last taken
-    files: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
-    # the judge's calibration the verdict rests on (session/judge_calibration.py): read or
-    # measured once, in the controller
-    calibration: CalibrationSummaryDict | None = None
-    _taken: dict[str, int] = field(default_factory=dict)  # entries of CaseFiles' maps taken
+    __slots__ = ("tick", "files", "calibration", "_taken")
+
+    def __init__(self, *, tick: int = 0) -> None:
+        self.tick = tick  # the schema loader's clock when schema files were last taken
+        self.files: dict[str, dict[str, str]] = {k: {} for k in KINDS}
+        # the judge's calibration the verdict rests on (session/judge_calibration.py): read
+        # or measured once, in the controller
+        self.calibration: CalibrationSummaryDict | None = None
+        self._taken: dict[str, int] = {}  # entries of CaseFiles' maps taken
 
     def take(self, cases: CaseFiles | None) -> dict[str, dict[str, str]]:
         """The case files and folder settings files ``cases`` read, and the schema files

@@ -63,7 +63,7 @@ def _input_case(tmp_path: Path, **changes: object) -> GoldenCase:
         expected={"hello": "Ada"},
         source="input",
     )
-    return replace(case, **changes)
+    return case.replace(**changes)
 
 
 def _outputs(tmp_path: Path, record: str, target) -> Outputs:
@@ -84,7 +84,7 @@ def _greeter(called: list[str]):
 def _no_latency(produced: Produced) -> Produced:
     """``produced`` with its call's wall time (which varies) left out, to compare the rest."""
     assert produced.call is not None and produced.call.latency_s >= 0
-    return replace(produced, call=replace(produced.call, latency_s=None))
+    return produced.replace(call=replace(produced.call, latency_s=None))
 
 
 # -- case files -------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def test_record_once_records_then_replays_and_re_records_a_stale_input(tmp_path)
     )
     assert called == ["greet"]
 
-    changed = replace(case, input={"name": "Grace"})  # the input changed since: stale
+    changed = case.replace(input={"name": "Grace"})  # the input changed since: stale
     assert outputs.needs_call(changed, 0, 1)
     fresh = outputs.produce(changed, "k2")
     assert (fresh.source, fresh.recording, fresh.output) == ("live", "stale", {"hello": "Grace"})

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ...engine.core.errors import ConfigError
 from ...engine.core.gc_pause import collector_paused
+from ...engine.core.slotted import Slotted
 from . import formats
 
 if TYPE_CHECKING:
@@ -20,13 +20,21 @@ if TYPE_CHECKING:
     from .formats import ReportFormat
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReportFiles:
+class ReportFiles(Slotted):
     """Where a run writes its reports: a path per format's name (formats.py; a format not
-    named is not written), and GitHub's step summary (None: not written)."""
+    named is not written), and GitHub's step summary (None: not written). (Slotted, not a
+    dataclass: every golden session makes one.)"""
 
-    paths: Mapping[str, str] = field(default_factory=dict)
-    step_summary: str | None = None  # $GITHUB_STEP_SUMMARY, appended to
+    __slots__ = ("paths", "step_summary")
+
+    def __init__(
+        self,
+        *,
+        paths: Mapping[str, str] | None = None,  # None: none
+        step_summary: str | None = None,  # $GITHUB_STEP_SUMMARY, appended to
+    ) -> None:
+        self.paths: Mapping[str, str] = {} if paths is None else paths
+        self.step_summary = step_summary
 
     @classmethod
     def parse(

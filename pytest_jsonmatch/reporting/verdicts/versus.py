@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...engine.core.errors import ConfigError, did_you_mean
+from ...engine.core.slotted import HashedSlotted
 from .gates import GateDecision, GateSettings, decision_of, unscored_failure
 from .money import money
 
@@ -37,28 +37,38 @@ if TYPE_CHECKING:  # the settings load with the session; the comparison, once it
 LIMIT_KEYS = ("latency_p95", "cost", "total_cost")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Limit:
+class Limit(HashedSlotted):
     """A ceiling on a target's figure: ``value`` itself, or ``value`` times the reference's
     (``ratio``)."""
 
-    value: float
-    ratio: bool
+    __slots__ = ("value", "ratio")
+
+    def __init__(self, *, value: float, ratio: bool) -> None:
+        self.value, self.ratio = value, ratio
 
     def text(self, unit: str) -> str:
         return f"{self.value:g}x" if self.ratio else f"{self.value:g}{unit}"
 
 
-@dataclass(frozen=True, kw_only=True)
-class VersusSettings:
+class VersusSettings(HashedSlotted):
     """Which target the others are compared with (empty: the first that ran, and no gate),
-    and the limits on each other target's p95 latency and total cost."""
+    and the limits on each other target's p95 latency and total cost. (It and Limit are
+    Slotted, not dataclasses: every golden session's report imports them.)"""
 
-    reference: str = ""
-    latency_p95: Limit | None = None
-    cost: Limit | None = None  # the target's calls
-    total_cost: Limit | None = None  # the target's calls and the judge's requests for its cases
-    what: str = "jsonmatch_reference"  # the setting, as messages name it
+    __slots__ = ("reference", "latency_p95", "cost", "total_cost", "what")
+
+    def __init__(
+        self,
+        *,
+        reference: str = "",
+        latency_p95: Limit | None = None,
+        cost: Limit | None = None,  # the target's calls
+        total_cost: Limit
+        | None = None,  # the target's calls and the judge's requests for its cases
+        what: str = "jsonmatch_reference",  # the setting, as messages name it
+    ) -> None:
+        self.reference, self.latency_p95, self.cost = reference, latency_p95, cost
+        self.total_cost, self.what = total_cost, what
 
     @property
     def gated(self) -> bool:
