@@ -58,16 +58,21 @@ def _runner_neutral_environment(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _unspent_compile_budgets(monkeypatch):
+def _unspent_compile_budgets(request, monkeypatch):
     """Every test starts with the generated code's compile budgets unspent, as a process of
     its own would: the budgets are per process, and an xdist worker that ran other tests
     first (slowly, on a loaded machine) would otherwise have spent them, so that a test of
-    the generated scorers got the general walk instead, depending on the order tests ran."""
+    the generated scorers got the general walk instead, depending on the order tests ran.
+    And a shape's scorer is compiled at its second meeting (a run waits for its eighth,
+    ``MIN_SIGHTINGS``), so that the tests holding the generated scorers to the general walk
+    reach them with a few records; the tests marked ``production_sightings`` keep a run's."""
     from pytest_jsonmatch.dataset import fitting
     from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 
     monkeypatch.setattr(compiled, "_spent", [0.0])
     monkeypatch.setattr(fitting, "_spent", [0.0])
+    if request.node.get_closest_marker("production_sightings") is None:
+        monkeypatch.setattr(compiled, "MIN_SIGHTINGS", 2)
 
 
 # -- hypothesis profiles of the fuzz harness (tests/engine/test_fuzz.py; docs/errors.md, Fuzzing) --

@@ -15,6 +15,8 @@ from pytest_jsonmatch.dataset.sketch import SchemaSketch
 from pytest_jsonmatch.engine.schemas import conformance
 from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 
+pytestmark = pytest.mark.production_sightings  # (shapes compiled as a run compiles them)
+
 
 @pytest.fixture
 def compiles(monkeypatch):
@@ -74,13 +76,29 @@ def test_object_shapes_met_once_are_never_compiled(compiles):
 
 
 def test_a_shape_met_often_enough_is_compiled(compiles):
-    # one order for all 40 objects: compiled at its sightings(64) = 2 + 64 // 8 = 10th meeting
-    assert compiled.sightings(64) == 10
+    # one order for all 40 objects: compiled at its sightings(64) = 8 + 64 // 8 = 16th meeting
+    assert compiled.sightings(64) == 16
     schema, expected = rows_schema(32), shuffled_rows(40, 32, same_order=True)
     actual = {"rows": [dict(row, k0="changed") for row in expected["rows"]]}
     score = match_json(actual, expected, schema=schema).score
     assert [keys for keys in compiles if len(keys) == 64] == [tuple(expected["rows"][0])]
     assert score == general_score(expected, actual, schema)
+
+
+@pytest.mark.parametrize("items", [7, 8])
+def test_a_few_records_compile_no_scorer_for_their_shapes(compiles, items):
+    # an invoice's line items, one shape of two keys: compiled at its sightings(2) = 8 + 0 =
+    # 8th meeting, so that a run of a record or two (jsonmatch score of one invoice: four
+    # items) pays no compile (about 1.4 ms a small shape) for a handful of meetings
+    assert compiled.sightings(2) == 8
+    expected = {"items": [{"sku": f"A{i}", "qty": i} for i in range(items)]}
+    actual = {"items": [{"sku": f"A{i}", "qty": i + i % 2} for i in range(items)]}
+    score = match_json(actual, expected).score
+    assert [keys for keys in compiles if keys == ("sku", "qty")] == (
+        [("sku", "qty")] if items == 8 else []
+    )
+    # each item's sku matches, its qty in the even items: (items + ceil(items / 2)) / (2 items)
+    assert score == pytest.approx((items + (items + 1) // 2) / (2 * items))
 
 
 def test_once_the_compile_budget_is_spent_new_structures_take_the_general_walk(compiles):

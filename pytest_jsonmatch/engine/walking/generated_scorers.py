@@ -141,10 +141,19 @@ def scorer_for(
     return made
 
 
+# How many times a shape is met, at the least, before its scorer is compiled: a small
+# shape's function takes about 1.4 ms to compile, more than the general loop spends on a
+# few meetings of it, so a run of a few records (``jsonmatch score`` of one invoice: four
+# line items) compiles nothing; a dataset's shapes recur thousands of times. (The tests
+# that hold both paths to the same result set it lower, to reach the compiled one.)
+MIN_SIGHTINGS = 8
+
+
 def sightings(width: int) -> int:
-    """How many times a shape of ``width`` keys is met before its scorer is compiled: twice,
-    and once more for every 8 keys (a 256-key function takes 40-75 ms to compile)."""
-    return 2 + width // 8
+    """How many times a shape of ``width`` keys is met before its scorer is compiled:
+    ``MIN_SIGHTINGS``, and once more for every 8 keys (a 256-key function takes 40-75 ms to
+    compile)."""
+    return MIN_SIGHTINGS + width // 8
 
 
 def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, ...]:
