@@ -5,8 +5,9 @@ itself needs no pytest (tests and the docs' checks read the helps).
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal
 
+from ..engine.core.slotted import Slotted
 from ..reporting.render.formats import files_help
 from ..reporting.verdicts.gate_specs import plugin_help
 from .setting_parts import PREFIX
@@ -14,16 +15,23 @@ from .setting_parts import PREFIX
 IniType = Literal["string", "paths", "linelist", "args", "bool"]
 
 
-class Setting(NamedTuple):  # (a tuple: built faster than a dataclass at every start)
+class Setting(Slotted):  # (not a dataclass nor a NamedTuple: made at every start, unused)
     """One setting: ini ``jsonmatch_<name>`` of ``ini`` type (None: a flag only) and, when
     ``metavar`` is given, the flag ``--jsonmatch-<name>`` (``append``: given many times)."""
 
-    name: str
-    help: str
-    ini: IniType | None = "string"
-    default: str | bool | list[str] = ""
-    metavar: str | None = None
-    append: bool = False
+    __slots__ = ("name", "help", "ini", "default", "metavar", "append")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        ini: IniType | None = "string",
+        default: str | bool | list[str] = "",
+        metavar: str | None = None,
+        append: bool = False,
+    ) -> None:
+        self.name, self.help, self.ini, self.default = name, help, ini, default
+        self.metavar, self.append = metavar, append
 
     @property
     def key(self) -> str:

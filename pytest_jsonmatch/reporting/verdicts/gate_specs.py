@@ -12,13 +12,16 @@ help, and how messages name it. Both entry points derive from this table:
 
 A gate ``within`` another is written in that gate's text (``max_case_drop=D allow=N`` is
 recorded as ``max_case_drop: "D allow=N"``; the mode words ride on ``max_drop``). The module
-imports nothing: the plugin reads it at start-up for its help.
+imports only the base of its record (engine/core/slotted.py): the plugin reads it at every
+start-up, for its help.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from ...engine.core.slotted import Slotted
 
 GATE_MODES = ("statistical", "strict")
 PREFIX = "jsonmatch_"  # of every ini setting of the plugin
@@ -29,23 +32,53 @@ Value = Literal["score", "cases", "choice", "switch", "lines"]
 SCORE_COMMANDS = ("score", "diff", "scoring")  # "scoring": compare's and score's own options
 
 
-class GateSpec(NamedTuple):
-    key: str  # its key in jsonmatch_gates and run.settings (or the setting's name)
-    field: str  # the GateSettings field it sets (invalid_fails: the case defaults')
-    value: Value
-    flag: str  # the command line's option
-    helps: Mapping[str, str]  # the option's help, per command that offers it
-    metavar: str | None = None
-    default: float | int | str | bool | None = None  # the option's, where not given
-    setting: str = "gates"  # the plugin's setting: gates (a key, a word), or its own
-    within: str = ""  # the gate whose text it is written in
-    words: tuple[str, ...] = ()  # words of jsonmatch_gates that set it
-    keyed: bool = True  # KEY=VALUE of its setting
-    plugin_help: str = ""  # its part of jsonmatch_gates' help
-    name: str = ""  # how the plugin's messages name it ({gates}, {prefix}); "": derived
-    rule: str = ""  # how a message names it where no setting is named; "": its field
-    merge: str = ""  # jsonmatch merge's option's metavar (its recorded text); "": none
-    merge_help: str = ""  # "": "as jsonmatch_gates KEY="
+class GateSpec(Slotted):
+    """One gate of the table. (Slotted, not a NamedTuple: made at every start-up, and read
+    only by its fields' names.)"""
+
+    __slots__ = (
+        "key",
+        "field",
+        "value",
+        "flag",
+        "helps",
+        "metavar",
+        "default",
+        "setting",
+        "within",
+        "words",
+        "keyed",
+        "plugin_help",
+        "name",
+        "rule",
+        "merge",
+        "merge_help",
+    )
+
+    def __init__(
+        self,
+        *,
+        key: str,  # its key in jsonmatch_gates and run.settings (or the setting's name)
+        field: str,  # the GateSettings field it sets (invalid_fails: the case defaults')
+        value: Value,
+        flag: str,  # the command line's option
+        helps: Mapping[str, str],  # the option's help, per command that offers it
+        metavar: str | None = None,
+        default: float | int | str | bool | None = None,  # the option's, where not given
+        setting: str = "gates",  # the plugin's setting: gates (a key, a word), or its own
+        within: str = "",  # the gate whose text it is written in
+        words: tuple[str, ...] = (),  # words of jsonmatch_gates that set it
+        keyed: bool = True,  # KEY=VALUE of its setting
+        plugin_help: str = "",  # its part of jsonmatch_gates' help
+        name: str = "",  # how the plugin's messages name it ({gates}, {prefix}); "": derived
+        rule: str = "",  # how a message names it where no setting is named; "": its field
+        merge: str = "",  # jsonmatch merge's option's metavar (its recorded text); "": none
+        merge_help: str = "",  # "": "as jsonmatch_gates KEY="
+    ) -> None:
+        self.key, self.field, self.value, self.flag, self.helps = key, field, value, flag, helps
+        self.metavar, self.default, self.setting, self.within = metavar, default, setting, within
+        self.words, self.keyed, self.plugin_help, self.name = words, keyed, plugin_help, name
+        self.rule, self.merge, self.merge_help = rule, merge, merge_help
 
     def setting_name(self, prefix: str, gates: str) -> str:
         """How a message of the plugin names it (``jsonmatch_gates max_case_drop allow``)."""
