@@ -15,18 +15,22 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import Any
 
 from ..engine.core.errors import JsonMatchError
+from ..engine.core.slotted import Slotted
 from .input_error import InputError
 
 
-class Command(NamedTuple):
+class Command(Slotted):
     """One command: the module that defines its parser (``add_parser``, or ``add_parsers``
     for a module of several commands) and runs it, and its line in the top help."""
 
-    module: str
-    help: str
+    __slots__ = ("module", "help")
+
+    def __init__(self, module: str, help: str) -> None:
+        self.module = module
+        self.help = help
 
 
 # The commands, listed once: the parser, the top help and the lazy imports are read from
@@ -49,10 +53,49 @@ STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with the command's exit status 2 and one-line messages."""
+    """argparse with the command's exit status 2 and one-line messages, its help laid out by
+    :class:`_Formatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own help layout, its width found without importing ``shutil``: argparse
+    makes a formatter for every argument a parser is given, and the first one imports
+    shutil (and with it the zlib, bz2 and lzma modules) to ask the terminal's width, which
+    only help text uses."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **more: Any,  # (what later versions of argparse add)
+    ) -> None:
+        width = _help_width() if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width, **more)
+
+
+def _help_width() -> int:
+    """The width argparse gives help when none is set: the terminal's columns less 2, the
+    columns read as ``shutil.get_terminal_size()`` reads them (``COLUMNS``, else standard
+    output's terminal, else 80). tests/cli/test_help.py holds the two to the same text."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -74,14 +117,14 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     built: set[str] = set()
     running = COMMANDS[command].module if command in COMMANDS else None
-    for name, (module, line) in COMMANDS.items():
+    for name, spec in COMMANDS.items():
         if name in built:
             continue
-        if command is None or module == running:
-            _add_parsers(module, commands)
-            built.update(n for n, c in COMMANDS.items() if c.module == module)
+        if command is None or spec.module == running:
+            _add_parsers(spec.module, commands)
+            built.update(n for n, c in COMMANDS.items() if c.module == spec.module)
         else:
-            commands.add_parser(name, help=line)
+            commands.add_parser(name, help=spec.help)
     return top
 
 

@@ -11,10 +11,10 @@ from typing import IO, TYPE_CHECKING
 
 from ..reporting.render.formats import FORMAT, FORMATS, Look, offered
 from ..reporting.run_model.atomic import write_atomic
-from ..reporting.run_model.report_types import CaseDict, Report
 from .input_error import InputError
 
 if TYPE_CHECKING:
+    from ..reporting.run_model.report_types import CaseDict, Report
     from ..reporting.run_model.spool import ComparisonSpool, Spool
 
 

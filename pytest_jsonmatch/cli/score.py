@@ -4,9 +4,9 @@ Two JSONL files paired by position are cut into spans (dataset/spans.py: where e
 record starts), each read, decoded, paired and scored by the process that takes it, here or
 a worker (parallel.py; dataset/chunk_work.py). Other inputs (folders, arrays, pairing by id) are
 read and paired here (record_pairs.py) and sent in chunks. Each chunk's aggregates are merged
-into the run's; cases and comparisons go to spool files as they come, never all into memory;
-the report, the gates and the renderings are made from the merged aggregates and the spools
-at the end. When the schema must first be inferred from every gold record, it is guessed
+into the run's; cases and comparisons go to spools as they come (held in memory up to a bound,
+then in temporary files: reporting/run_model/spool.py), never all into memory; the report,
+the gates and the renderings are made from the merged aggregates and the spools at the end. When the schema must first be inferred from every gold record, it is guessed
 from the first chunk's and confirmed by every chunk scored (``_Run``); should a later chunk
 show more, the chunks are read twice: their gold records sketched, then scored.
 
@@ -22,18 +22,16 @@ import argparse
 import contextlib
 import itertools
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
-from ..dataset.chunk_work import Chunk, Keeps, score_part, sketch_part
+from ..dataset.chunk_work import Keeps, score_part, sketch_part
 from ..dataset.spans import Span, SpanError, is_jsonl, spans
 from ..engine.core.errors import JsonMatchError
 from ..reporting.render.formats import FORMATS
 from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
 from ..reporting.run_model.comparisons import VALUE_MODES
-from ..reporting.run_model.report_types import CaseDict, JudgeDict, Report
 from ..reporting.run_model.spool import ComparisonSpool, Spool, write_streamed_report
 from ..reporting.verdicts.gates import decision_of
 from ..reporting.verdicts.report import added_judge, report_head, run_info
@@ -52,8 +50,9 @@ from .parallel import AUTO, AUTO_MIN_BYTES, WORKER_CHUNK, Workers, auto_jobs
 from .progress import Progress
 
 if TYPE_CHECKING:
+    from ..dataset.chunk_work import Chunk
     from ..reporting.run_model.aggregate import Summary
-    from ..reporting.run_model.report_types import ReportHead
+    from ..reporting.run_model.report_types import CaseDict, JudgeDict, Report, ReportHead
     from ..reporting.verdicts.baseline import Baseline, BaselineComparison, CaseScores
     from ..reporting.verdicts.gates import GateDecision
     from .record_pairs import Leftovers
@@ -159,12 +158,10 @@ def run(args: argparse.Namespace) -> int:
         case_scores=baseline is not None,
     )
     with (
-        tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp,
         Workers(_jobs_of(args), _worker_setup(args)) as workers,
         contextlib.ExitStack() as stack,
     ):
         scoring = _Run(
-            tmp,
             workers,
             args,
             metric,
@@ -318,7 +315,9 @@ class _Replayed:
             at += 1
 
 
-Scored = tuple[Spool[CaseDict], "ComparisonSpool | None", Aggregates, "dict[str, CaseScores]"]
+Scored: TypeAlias = (
+    "tuple[Spool[CaseDict], ComparisonSpool | None, Aggregates, dict[str, CaseScores]]"
+)
 
 
 class _Run:
@@ -333,7 +332,6 @@ class _Run:
 
     def __init__(
         self,
-        tmp: str,
         workers: Workers,
         args: argparse.Namespace,
         metric: str,
@@ -342,7 +340,7 @@ class _Run:
         inferred: bool,
         keeps: Keeps,
     ) -> None:
-        self.tmp, self.workers, self.args = tmp, workers, args
+        self.workers, self.args = workers, args
         self.metric, self.threshold, self.options = metric, threshold, options
         self.inferred = inferred
         self.keeps = keeps
@@ -446,9 +444,9 @@ class _Run:
         )
         keeps = self.keeps._replace(guess=guessed)
         with contextlib.ExitStack() as spools:
-            cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
+            cases: Spool[CaseDict] = spools.enter_context(Spool())
             comparisons: ComparisonSpool | None = (
-                spools.enter_context(ComparisonSpool(self.tmp)) if keeps.comparisons else None
+                spools.enter_context(ComparisonSpool()) if keeps.comparisons else None
             )
             scored = _score(
                 chunks, count, settings, self.workers, cases, comparisons, keeps, self._judged

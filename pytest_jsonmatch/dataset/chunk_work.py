@@ -34,17 +34,19 @@ from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import Aggregates, listed_in_summary
 from ..reporting.run_model.comparison_lines import case_line, comparison_line, result_line
-from ..reporting.run_model.field_rows import Head, Heads, stored_comparison
-from ..reporting.run_model.report_types import JudgeDict
+from ..reporting.run_model.field_rows import Heads, stored_comparison
 from ..reporting.run_model.spool import json_line
 from .fitting import fitting
-from .scoring import NO_PREDICTION, Pair, Scored, ScoreSettings, comparison_of, score_chunk
+from .scoring import NO_PREDICTION, Pair, comparison_of, score_chunk
 from .sketch import SchemaSketch
 from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
 
 if TYPE_CHECKING:
+    from ..reporting.run_model.field_rows import Head
+    from ..reporting.run_model.report_types import JudgeDict
     from ..reporting.verdicts.baseline import CaseScores
+    from .scoring import Scored, ScoreSettings
 
 
 class _Absent:
@@ -247,7 +249,7 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     with REGISTRY.judge_tab() as tab:
         part = _scored_part(chunk, settings, keeps)
     judged = tab.figures()
-    part.judge = cast(JudgeDict, judged) if judged is not None else None
+    part.judge = cast("JudgeDict", judged) if judged is not None else None
     return part
 
 

@@ -173,9 +173,10 @@ def test_compare_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert "pytest_jsonmatch.engine.match" in modules  # (the list is read after the run)
     assert _unwanted(modules, NOT_FOR_COMPARE) == []
     # nor pathlib (with urllib.parse and ipaddress, on 3.10 and 3.11), difflib or copy: each
-    # is imported where a YAML or schema file, a written file, a typo or a schema needs it
+    # is imported where a YAML or schema file, a written file, a typo or a schema needs it;
+    # nor shutil (with zlib, bz2 and lzma), which argparse imports for help's width alone
     bare = _stdlib_floor("argparse, json, re, sys, typing")
-    assert {"pathlib", "difflib", "copy"} & modules - bare == set()
+    assert {"pathlib", "difflib", "copy", "shutil"} & modules - bare == set()
 
 
 def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
@@ -189,6 +190,10 @@ def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
     modules = set(run["modules"])  # type: ignore[call-overload]
     assert "pytest_jsonmatch.engine.schemas.loading" in modules  # the sketched schema loaded
     assert _unwanted(modules, NOT_FOR_SCORE) == []
+    # nor pathlib (a sketched schema is a mapping, read from no file), shutil, or tempfile:
+    # a run this small keeps its cases in memory (reporting/run_model/spool.py)
+    bare = _stdlib_floor("argparse, json, re, sys, typing")
+    assert {"pathlib", "tempfile", "shutil"} & modules - bare == set()
 
 
 def test_score_with_forked_workers_loads_no_process_pool(tmp_path: Path) -> None:

@@ -3,10 +3,12 @@ the plugin that exist."""
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
 
+from pytest_jsonmatch.cli import app
 from pytest_jsonmatch.plugin.settings import SETTINGS
 
 from .run import jsonmatch
@@ -31,3 +33,29 @@ def test_help_names_only_settings_that_exist(command: str) -> None:
     assert done.returncode == 0, done.stderr
     named = set(re.findall(r"\bjsonmatch_([a-z_]+)", done.stdout))
     assert named <= {setting.name for setting in SETTINGS}, named
+
+
+def _helps(command: str) -> list[str]:
+    """The top help and ``command``'s, as ``jsonmatch`` lays them out now."""
+    top = app.parser(command)
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    return [top.format_help(), sub.choices[command].format_help()]
+
+
+@pytest.mark.parametrize("columns", [None, "40", "100", "0", "-3", "wide"])
+@pytest.mark.parametrize("command", [*COMMANDS, "merge"])
+def test_help_is_laid_out_as_argparse_lays_it_out(monkeypatch, command: str, columns) -> None:
+    """The command line's formatter finds the help's width without shutil
+    (cli/app.py:_help_width): its help is argparse's own formatter's, character for
+    character, whatever COLUMNS says (a number, none, or one argparse ignores)."""
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    ours = _helps(command)
+    monkeypatch.setattr(app, "_Formatter", argparse.HelpFormatter)
+    theirs = _helps(command)
+    assert ours == theirs
+    if columns == "40":  # (the width matters: 40 columns lay the help out otherwise than 100)
+        monkeypatch.setenv("COLUMNS", "100")
+        assert theirs != _helps(command)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime, timedelta, timezone
 
 import jsonschema
 import pytest
@@ -109,6 +110,10 @@ def test_report_holds_comparisons_cases_metrics_fields_and_overall(pytester):
     run = data["run"]
     assert run["command"][0] == "pytest" and "--jsonmatch-report=out/report.json" in run["command"]
     assert run["plugin_version"] and run["python"] and run["time"].endswith("+00:00")
+    # the run's start in UTC, to the second, as datetime.isoformat writes it
+    made = datetime.fromisoformat(run["time"])
+    assert made.isoformat() == run["time"] and made.utcoffset() == timedelta(0)
+    assert abs(datetime.now(timezone.utc) - made) < timedelta(minutes=10)
 
 
 def test_a_second_comparison_in_a_test_has_its_own_case_id(pytester):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import pickle
 
 import pytest
@@ -188,23 +189,26 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     }
 
 
+@pytest.mark.parametrize("held", [1 << 18, 0], ids=["held", "in-a-file"])
 @pytest.mark.parametrize("to_file", [False, True], ids=["text", "utf8-file"])
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
 def test_a_spool_copied_into_a_report_a_block_at_a_time(
-    tmp_path, monkeypatch, block: int, to_file: bool
+    tmp_path, monkeypatch, block: int, to_file: bool, held: int
 ) -> None:
     """Spool.write_items gives a report's list (each item on an indented line, commas
     between) whatever the blocks it copies: cut inside a line, right after a newline
     (block 1: every byte or character a block, a UTF-8 character cut too), or the whole
     spool at once; into a text buffer, or as bytes into a UTF-8 file after what was
-    written to it as text."""
+    written to it as text; from a spool held in memory or one moved to a file."""
     from pytest_jsonmatch.reporting.run_model import spool as spool_module
 
     monkeypatch.setattr(spool_module, "_COPIED", block)
+    monkeypatch.setattr(spool_module, "HELD", held)
     items = [{"a": 1}, {"b": "x\ny"}, {"c": [1, 2], "d": "\u2028é"}]
     with spool_module.Spool[dict](str(tmp_path)) as kept:  # type: ignore[type-var]
         for item in items:
             kept.append(item)
+        assert (kept.path is None) == (held > 0)
         if to_file:
             with open(tmp_path / "report.json", "w", encoding="utf-8") as fh:
                 fh.write("[")
@@ -218,6 +222,35 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(
     lines = [json.dumps(item, ensure_ascii=False) for item in items]
     assert written == "\n    " + ",\n    ".join(lines) + "\n  "
     assert json.loads("[" + written + "]") == items
+
+
+def test_a_spool_moves_to_a_file_past_its_bound_and_reads_back_the_same(
+    tmp_path, monkeypatch
+) -> None:
+    """A spool holds its lines in memory (no file) until they pass ``HELD`` characters, then
+    moves them to a file in its folder and keeps writing there: read back, the objects
+    and lines are those written, in order, whichever side of the move they were written
+    on; closing removes the file."""
+    from pytest_jsonmatch.reporting.run_model import spool as spool_module
+
+    items = [{"n": i, "text": "é\u2028" * i} for i in range(40)]
+    line_chars = [len(spool_module.json_line(item)) + 1 for item in items]
+    bound = sum(line_chars[:10])  # the 11th line moves the spool: 10 lines fit exactly
+    monkeypatch.setattr(spool_module, "HELD", bound)
+    kept = spool_module.Spool[dict](str(tmp_path))  # type: ignore[type-var]
+    for at, item in enumerate(items[:10]):
+        kept.append(item)
+        assert kept.path is None, at  # held, no file made
+    assert list(tmp_path.iterdir()) == []
+    assert list(kept) == items[:10]  # read back while held
+    kept.append(items[10])
+    assert kept.path is not None and os.path.dirname(kept.path) == str(tmp_path)
+    for item in items[11:]:
+        kept.append(item)
+    assert list(kept) == items and len(kept) == 40
+    assert list(kept.lines()) == [spool_module.json_line(item) for item in items]
+    kept.close()
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from datetime import date, datetime
-from functools import lru_cache
-from typing import Any, cast
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core.errors import ComparatorError, ConfigError, JsonMatchError, ParseError, shown
 from ..core.numbers import gap, is_finite_number, is_float_number, relative_gap
@@ -32,6 +31,9 @@ from .edit_distance import (
 )
 from .embeddings import DEFAULT_EMBEDDER, Embedders
 from .transforms import without_marks
+
+if TYPE_CHECKING:
+    from datetime import date
 
 # A comparator's score of (expected, actual): JSON values, or what a field's transforms made
 # of them (a custom transform's result is whatever it returns).
@@ -477,11 +479,15 @@ def bind_binary(params: Mapping[str, object] | None = None) -> BoundComparator:
 
 # -- date: dates written differently, compared as dates ------------------------------------------
 
-# ISO-8601 calendar dates, extended (2024-03-09) or basic (20240309), optionally with a time
-_ISO_DATE = re.compile(
-    r"(?P<y>\d{4})(?P<sep>-?)(?P<m>\d{2})(?P=sep)(?P<d>\d{2})"
-    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?"
-)
+
+@cache
+def _iso_date() -> re.Pattern[str]:
+    """ISO-8601 calendar dates, extended (2024-03-09) or basic (20240309), optionally with a
+    time: compiled when a date comparator first reads a text."""
+    return re.compile(
+        r"(?P<y>\d{4})(?P<sep>-?)(?P<m>\d{2})(?P=sep)(?P<d>\d{2})"
+        r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?"
+    )
 
 
 # The longest text read as a date, white space around it aside: a date with its time, zone
@@ -499,7 +505,9 @@ def _parse_date(text: str, formats: tuple[str, ...]) -> date | None:
 @lru_cache(maxsize=8192)  # short texts only: about 2 MB at most
 def _read_date(text: str, formats: tuple[str, ...]) -> date | None:
     """``_parse_date`` of a stripped text of at most MAX_DATE_TEXT characters."""
-    found = _ISO_DATE.fullmatch(text)
+    from datetime import date, datetime  # (only where dates are compared)
+
+    found = _iso_date().fullmatch(text)
     if found is not None:
         try:
             return date(int(found["y"]), int(found["m"]), int(found["d"]))

@@ -21,49 +21,63 @@ from .errors import ConfigError, printable
 MAX_REASON = 1000  # characters of a reason kept in every output
 
 
-@functools.cache
-def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """(pattern, replacement) pairs: each keeps what names the value and masks the value
-    itself. Compiled on the first error a run records, not when the plugin loads."""
-    return (
-        # a URL's user and password: scheme://user:password@host
-        (_userinfo(), "***@"),
-        # Authorization: Bearer <token> / Basic <credentials>
-        (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}"), r"\1\2***"),
-        # URL query parameters that carry a credential: ?key=..., &api_key=..., &token=...
-        (
-            re.compile(
-                r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|"
-                r"passwd|sig|signature|client[_-]?secret)=)[^&#\s'\"<>]+"
-            ),
-            r"\1***",
-        ),
-        # a header or a field named for a credential: "x-api-key: ...", "api_key='...'"
-        (
-            re.compile(
-                r"(?i)\b((?:x-)?api[_-]?key|authorization|client[_-]?secret|password|"
-                r"access[_-]?token)([\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|bearer\b|basic\b)[^\s\"',;}&]{4,}"
-            ),
-            r"\1\2***",
-        ),
-        # key shapes that are credentials wherever they stand
-        (re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"), "sk-***"),  # OpenAI, Anthropic
-        (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AKIA***"),  # AWS access key id
-        (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "AIza***"),  # Google API key
-        (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}"), "gh_***"),  # GitHub token
-        (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "xox-***"),  # Slack token
-        (
-            re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-            "***",
-        ),  # a JWT
-    )
+# The credential shapes masked wherever they stand: (what every match holds, the pattern,
+# what a match becomes). The first part is groups of strings; a match holds one string of
+# each group in its text lower-cased (the pattern's own literal words, or its ``=``). A text
+# that lacks one is not searched for that shape, and the pattern is not compiled until a
+# text holds them all (GATED): a command line of file names compiles none of the ten. Only
+# ASCII text is read so: beyond it, ``re``'s case folding matches ``ſ`` for ``s`` and
+# ``ı`` for ``i``, so every pattern runs (tests/engine/core/test_masking.py holds the
+# two ways to the same text). A replacement keeps what names the value and masks the value;
+# its only new text is ``***``, so masking one shape adds no string another's groups need.
+_SHAPES: tuple[tuple[tuple[tuple[str, ...], ...], str, str], ...] = (
+    # a URL's user and password: scheme://user:password@host
+    ((("://",), ("@",)), r"(?<=://)[^\s/?#'\"<>]*@", "***@"),
+    # Authorization: Bearer <token> / Basic <credentials>
+    ((("bearer", "basic"),), r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}", r"\1\2***"),
+    # URL query parameters that carry a credential: ?key=..., &api_key=..., &token=...
+    (
+        (("=",), ("?", "&", ";"), ("key", "token", "auth", "secret", "passw", "sig")),
+        r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|"
+        r"passwd|sig|signature|client[_-]?secret)=)[^&#\s'\"<>]+",
+        r"\1***",
+    ),
+    # a header or a field named for a credential: "x-api-key: ...", "api_key='...'"
+    (
+        ((":", "="), ("key", "authorization", "secret", "password", "token")),
+        r"(?i)\b((?:x-)?api[_-]?key|authorization|client[_-]?secret|password|"
+        r"access[_-]?token)([\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|bearer\b|basic\b)[^\s\"',;}&]{4,}",
+        r"\1\2***",
+    ),
+    # key shapes that are credentials wherever they stand
+    ((("sk-",),), r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}", "sk-***"),  # OpenAI, Anthropic
+    ((("akia",),), r"\bAKIA[0-9A-Z]{16}\b", "AKIA***"),  # AWS access key id
+    ((("aiza",),), r"\bAIza[0-9A-Za-z_-]{35}", "AIza***"),  # Google API key
+    (
+        (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),),
+        r"\bgh[pousr]_[A-Za-z0-9]{36,}",
+        "gh_***",
+    ),  # GitHub
+    ((("xox",),), r"\bxox[abprs]-[A-Za-z0-9-]{10,}", "xox-***"),  # Slack token
+    (
+        (("eyj",),),
+        r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # a JWT
+        "***",
+    ),
+)
+GATED = True  # a shape searched only in a text that holds its strings (off: every text)
 
 
 @functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    """A shape's pattern, compiled when a text first needs it searched."""
+    return re.compile(source)
+
+
 def _userinfo() -> re.Pattern[str]:
     """What stands between a URL's ``://`` and the last ``@`` of its host part (which ends at
     ``/``, ``?``, ``#``, white space or a quote): its user and password."""
-    return re.compile(r"(?<=://)[^\s/?#'\"<>]*@")
+    return _pattern(_SHAPES[0][1])
 
 
 def without_userinfo(text: str) -> str:
@@ -186,8 +200,10 @@ def masked(text: str) -> str:
     pattern matches."""
     for value in sorted(_KNOWN, key=len, reverse=True):  # a key within a longer one
         text = text.replace(value, "***")
-    for pattern, replacement in _secrets():
-        text = pattern.sub(replacement, text)
+    lowered = text.lower() if GATED and text.isascii() else None
+    for groups, source, replacement in _SHAPES:
+        if lowered is None or all(any(s in lowered for s in group) for group in groups):
+            text = _pattern(source).sub(replacement, text)
     for declared in _DECLARED:
         text = declared.sub("***", text)
     return text

@@ -15,7 +15,6 @@ are the safe loader's. Every other file goes through the safe loader's construct
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
@@ -24,6 +23,8 @@ from ..core.values import JsonArray, JsonObject, JsonValue
 from .user_files import read_regular
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from yaml import CSafeLoader, SafeLoader
     from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 

@@ -27,7 +27,6 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar, Token
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
 
 from ..core.errors import SchemaError, SchemaWarning, shown
@@ -37,6 +36,8 @@ from ..reading.safe_yaml import parse_yaml
 from ..reading.user_files import decoded, read_regular
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from referencing import Resource
     from referencing._core import Resolved, Resolver
     from referencing.jsonschema import Schema
@@ -193,7 +194,7 @@ def load_schema(source: object) -> LoadedSchema:
             return cached
         files: dict[str, str] = {}
         loaded = LoadedSchema(
-            source, _resolver(source, _base_of_mapping(source, Path.cwd()), files), files=files
+            source, _resolver(source, _base_of_mapping(source), files), files=files
         )
         if len(_MAPPINGS) >= _CACHE_LIMIT:
             _MAPPINGS.clear()
@@ -202,6 +203,8 @@ def load_schema(source: object) -> LoadedSchema:
     if is_model_class(source):
         return _load_model(source)
     if isinstance(source, (str, os.PathLike)):
+        from pathlib import Path  # (only for a schema file: a mapping's scoring never needs it)
+
         return _load_file(Path(source))
     raise SchemaError(
         f"a schema is a mapping, a file path or a pydantic model class, not {type(source).__name__}"
@@ -225,7 +228,7 @@ def _load_model(model: type) -> LoadedSchema:
                 f"{name}.model_json_schema() returned {type(contents).__name__}, not a mapping"
             )
         files: dict[str, str] = {}
-        base = _base_of_mapping(contents, Path.cwd())
+        base = _base_of_mapping(contents)
         loaded = LoadedSchema(contents, _resolver(contents, base, files), name, files)
         if len(_MODELS) >= _CACHE_LIMIT:
             _MODELS.clear()
@@ -286,19 +289,20 @@ def read_schema_bytes(path: Path, shown: str) -> tuple[Mapping[str, JsonValue], 
     return data, hashlib.sha256(raw).hexdigest()
 
 
-def _base_of_mapping(contents: Mapping[str, JsonValue], cwd: Path) -> Callable[[], str]:
+def _base_of_mapping(contents: Mapping[str, JsonValue]) -> Callable[[], str]:
     """What gives a mapping's base URI: its absolute ``$id``, else the working directory as
-    it is now, ``cwd`` (so that a ``$ref`` to ``money.json`` reads the file there), made a
-    URI when first asked for."""
-    folder = cwd.resolve()
+    it is now (so that a ``$ref`` to ``money.json`` reads the file there), made a URI when
+    first asked for."""
+    folder = os.path.realpath(os.getcwd())
 
     def base() -> str:
-        from urllib.parse import urlsplit  # (only when a reference is followed)
+        from pathlib import Path  # (only when a reference is followed)
+        from urllib.parse import urlsplit
 
         given = contents.get("$id")
         if isinstance(given, str) and urlsplit(given).scheme:
             return given
-        return folder.as_uri() + "/"
+        return Path(folder).as_uri() + "/"
 
     return base
 
@@ -395,6 +399,8 @@ class _Confinement(HashedSlotted):
     def folders(self) -> tuple[Path, ...]:
         """The folders, symlinks resolved when a reference is read (most comparisons that
         run confined read none: a golden case's, each one)."""
+        from pathlib import Path
+
         return tuple(Path(f).resolve() for f in self.given)
 
 
@@ -424,6 +430,7 @@ class references_confined_to:  # noqa: N801 (a context manager, named as one is 
 def _retrieve(uri: str, files: dict[str, str]) -> Resource[Schema]:
     """Read a referenced document: local files only, never the network, and only under the
     folders a confinement allows (noted in ``files``)."""
+    from pathlib import Path
     from urllib.parse import unquote, urlsplit
 
     parts = urlsplit(uri)

@@ -5,15 +5,19 @@ the baseline."""
 
 from __future__ import annotations
 
-from ..run_model.report_types import (
-    EstimateDict,
-    ReliabilityBaselineDict,
-    ReliabilityDict,
-    Report,
-    ReportHead,
-)
+from typing import TYPE_CHECKING
+
 from ..verdicts.changes import change_text, interval_text
 from .tables import escape_controls, table, wrap
+
+if TYPE_CHECKING:
+    from ..run_model.report_types import (
+        EstimateDict,
+        ReliabilityBaselineDict,
+        ReliabilityDict,
+        Report,
+        ReportHead,
+    )
 
 
 def reliability_lines(report: Report | ReportHead, width: int = 80, verbose: int = 0) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..run_model.aggregate import (
     field_rows,
@@ -17,19 +17,6 @@ from ..run_model.aggregate import (
     worst_first,
 )
 from ..run_model.comparisons import NOT_RECORDED
-from ..run_model.report_types import (
-    BaselineSectionDict,
-    CaseDict,
-    ComparisonDict,
-    FieldDeltaDict,
-    FieldDict,
-    FieldTable,
-    GatesDict,
-    Report,
-    ReportHead,
-    RunsComparison,
-    TargetsDict,
-)
 from ..verdicts.changes import (
     change_text,
     changed_cases,
@@ -42,6 +29,21 @@ from ..verdicts.changes import (
 )
 from .reliability_text import reliability_lines
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
+
+if TYPE_CHECKING:
+    from ..run_model.report_types import (
+        BaselineSectionDict,
+        CaseDict,
+        ComparisonDict,
+        FieldDeltaDict,
+        FieldDict,
+        FieldTable,
+        GatesDict,
+        Report,
+        ReportHead,
+        RunsComparison,
+        TargetsDict,
+    )
 
 FIELD_ROWS = 15  # per field table, unless -v
 CHANGED_ROWS = 5  # cases that changed most against the baseline

@@ -16,15 +16,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ...engine.core.slotted import HashedSlotted, Slotted
 from ...engine.results.field_results import (
     ExactSum,
     FieldAggregate,
-    FieldResult,
-    MatchResult,
-    Tally,
     count_fields,
     field_tables,
 )
@@ -35,17 +32,26 @@ from .comparisons import (
     PASSED,
     VIOLATIONS_KEPT,
     XFAILED,
-    Comparison,
-    ReportedField,
-    Status,
 )
-from .report_types import (
-    CaseDict,
-    CaseResultDict,
-    FieldAggregateDict,
-    MetricTallyDict,
-    ValidShareDict,
-)
+
+if TYPE_CHECKING:
+    from ...engine.results.field_results import (
+        FieldResult,
+        MatchResult,
+        Tally,
+    )
+    from .comparisons import (
+        Comparison,
+        ReportedField,
+        Status,
+    )
+    from .report_types import (
+        CaseDict,
+        CaseResultDict,
+        FieldAggregateDict,
+        MetricTallyDict,
+        ValidShareDict,
+    )
 
 RepeatRule = Literal["mean", "all", "majority"]
 GroupBy = Literal["metric", "file", "folder"]

@@ -27,23 +27,30 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from math import copysign
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...engine.core.values import MISSING
-from ...engine.results.field_results import MATCH, FieldResult, MatchResult
-from .aggregate import CaseResult, case_dict, group_key
+from ...engine.results.field_results import MATCH
+from .aggregate import case_dict, group_key
 from .comparisons import (
     FAILED,
     PASSED,
     SHORT_INT,
     SHORT_STR,
-    Comparison,
     Status,
     comparison_dict,
     kept_value,
 )
-from .field_rows import Heads, same_value, stored_comparison
+from .field_rows import same_value, stored_comparison
 from .spool import encode_json, json_line
+
+if TYPE_CHECKING:
+    from ...engine.results.field_results import FieldResult, MatchResult
+    from .aggregate import CaseResult
+    from .comparisons import (
+        Comparison,
+    )
+    from .field_rows import Heads
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 

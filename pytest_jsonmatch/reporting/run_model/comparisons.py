@@ -13,7 +13,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from enum import Enum
-from typing import Literal, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, cast
 
 from ...engine.core.errors import shown
 from ...engine.core.slotted import HashedSlotted
@@ -21,20 +21,24 @@ from ...engine.core.values import MISSING
 from ...engine.results.field_results import (
     BATCH_ERROR,
     HALLUCINATION,
-    FieldResult,
-    MatchResult,
-    PartName,
     PartScore,
 )
-from .report_types import (
-    CallDict,
-    ComparisonDict,
-    ConformanceDict,
-    FieldDict,
-    JSONValue,
-    JudgeDict,
-    QuarantineDict,
-)
+
+if TYPE_CHECKING:
+    from ...engine.results.field_results import (
+        FieldResult,
+        MatchResult,
+        PartName,
+    )
+    from .report_types import (
+        CallDict,
+        ComparisonDict,
+        ConformanceDict,
+        FieldDict,
+        JSONValue,
+        JudgeDict,
+        QuarantineDict,
+    )
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
 # of the target, or a replayed recording.
@@ -232,7 +236,7 @@ def _shown_value(value: object, mode: str) -> tuple[JSONValue, bool, bool]:
     except Exception:  # noqa: BLE001 - not JSON (or a type of the target's own that raises)
         text, rewritten = _rewritten(value), True
     if mode == "full" or len(text) <= SHOWN_LIMIT:
-        return cast(JSONValue, json.loads(text)), False, rewritten
+        return cast("JSONValue", json.loads(text)), False, rewritten
     return text[: SHOWN_LIMIT - 3] + "...", True, rewritten
 
 
@@ -606,9 +610,9 @@ class Comparison(HashedSlotted):
         }
         if self.call is not None:
             # the figures as the caller measured them (plugin/runner.py's CallFigures)
-            out["call"] = cast(CallDict, dict(self.call))
+            out["call"] = cast("CallDict", dict(self.call))
         if self.judge is not None:
-            out["judge"] = cast(JudgeDict, dict(self.judge))
+            out["judge"] = cast("JudgeDict", dict(self.judge))
         if self.truncated is not None:
             line, column, chars = self.truncated
             out["truncated"] = {"line": line, "column": column, "chars": chars}

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import copysign
-from typing import NamedTuple, NoReturn, TypeVar, cast
+from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeAlias, TypeVar, cast
 
-from .report_types import ComparisonDict, FieldDict, JSONValue
+if TYPE_CHECKING:
+    from .report_types import ComparisonDict, FieldDict, JSONValue
 
 # what ``sides`` may say, and how many values a row holds for each
 SIDES: dict[str, int] = {
@@ -48,7 +49,9 @@ SIDES: dict[str, int] = {
     "": 0,
 }
 _FOUND_KEPT = 65_536  # fields' own scores remembered by Heads.found
-Head = list[JSONValue]  # [path, field_path, status, sides, score or None, weight?, min_score?]
+Head: TypeAlias = (
+    "list[JSONValue]"  # [path, field_path, status, sides, score or None, weight?, min_score?]
+)
 # a head's optional members: (), (weight,) or (weight, min_score)
 Rules = tuple[float, ...]
 _Error = TypeVar("_Error", bound=Exception)
@@ -230,7 +233,7 @@ def _read_head(head: object, where: str, at: tuple[int, int], error: type[_Error
         if sides.endswith(("a", "a!")):
             keys += ("actual",)
             cuts += ("actual_cut",) if sides.endswith("a!") else ("",)
-    start = cast(FieldDict, {"path": path, "field_path": field_path, "status": status})
+    start = cast("FieldDict", {"path": path, "field_path": field_path, "status": status})
     if rules and rules[0] != 1.0:
         start["weight"] = float(rules[0])
     if len(rules) > 1:
@@ -311,7 +314,7 @@ class StoredFields:
             if table is None:
                 table = self._read[table_at] = self._table(table_at)
             entry["fields"] = fields_of(rows, table, self._where, at, self._error)  # type: ignore[assignment]
-        return cast(ComparisonDict, entry)
+        return cast("ComparisonDict", entry)
 
     def _table(self, at: int) -> list[_Head]:
         heads = self._tables[at]

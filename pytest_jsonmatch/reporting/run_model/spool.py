@@ -10,42 +10,88 @@ makes; its ``cases`` and ``comparisons`` keep the order they were made in.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Generic, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from .atomic import write_atomic
-from .field_rows import Head, Heads, StoredFields, stored_comparison
-from .report_types import CaseDict, ComparisonDict, JSONValue
+from .field_rows import Heads, StoredFields, stored_comparison
+
+if TYPE_CHECKING:
+    from .field_rows import Head
+    from .report_types import CaseDict, ComparisonDict, JSONValue
 
 _COPIED = 1 << 18  # characters of a spool copied into a report at a time
+HELD = 1 << 18  # characters a spool holds in memory before it moves to a file
 _LINES_WRITTEN = 256  # lines of a list held in memory joined into one write
 _File = TypeVar("_File", bound="TemporaryFile")
 _Item = TypeVar("_Item", bound=Mapping[str, object])
 
 
 class TemporaryFile:
-    """A file written, then read back, in a temporary folder; removed by :meth:`close`
-    (or on leaving a ``with`` block). ``_out`` is open for writing until closed."""
+    """Text written, then read back: held in memory until it passes ``HELD`` characters,
+    then moved to a file in a temporary folder (``directory``; None: the system's), so a
+    small run makes no file and a large one holds no more than that. :meth:`close` (or
+    leaving a ``with`` block) drops it and removes the file."""
 
-    def __init__(self, directory: str | None, suffix: str, binary: bool = False) -> None:
-        fd, self.path = tempfile.mkstemp(prefix="jsonmatch-", suffix=suffix, dir=directory)
-        # text, or bytes when ``binary``
-        self._out: IO[Any] | None = (
-            os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+    def __init__(self, directory: str | None, suffix: str) -> None:
+        self._directory, self._suffix = directory, suffix
+        self._held: list[str] | None = []  # None: moved to the file
+        self._size = 0
+        self._out: IO[str] | None = None  # the file, open for writing until closed
+        self._closed = False
+        self.path: str | None = None  # the file's, once there is one
+
+    @property
+    def where(self) -> str:
+        """What an error names: the file, or that the text is held in memory."""
+        return self.path or "(a spool held in memory)"
+
+    def write(self, text: str) -> None:
+        assert not self._closed, "write to a closed spool"
+        held = self._held
+        if held is None:
+            assert self._out is not None
+            self._out.write(text)
+            return
+        held.append(text)
+        self._size += len(text)
+        if self._size > HELD:
+            self._move_to_file(held)
+
+    def _move_to_file(self, held: list[str]) -> None:
+        import tempfile  # (only a run too large to hold: most runs make no file)
+
+        fd, self.path = tempfile.mkstemp(
+            prefix="jsonmatch-", suffix=self._suffix, dir=self._directory
         )
+        self._out = os.fdopen(fd, "w", encoding="utf-8")
+        self._out.write("".join(held))
+        self._held = None
+
+    def reader(self, binary: bool = False) -> IO[Any]:
+        """What was written, from its start: a file to read (close it), in text or bytes."""
+        assert not self._closed, "read a closed spool"
+        if self._held is not None:
+            text = "".join(self._held)
+            return io.BytesIO(text.encode("utf-8")) if binary else io.StringIO(text)
+        assert self._out is not None and self.path is not None
+        self._out.flush()
+        return open(self.path, "rb") if binary else open(self.path, encoding="utf-8")
 
     def close(self) -> None:
+        self._closed, self._held = True, None
         if self._out is not None:
             self._out.close()
             self._out = None
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
 
     def __enter__(self: _File) -> _File:
         return self
@@ -104,25 +150,20 @@ class Spool(TemporaryFile, Generic[_Item]):
 
     def append_line(self, line: str) -> None:
         """Keep an object already written as :func:`json_line` text."""
-        assert self._out is not None, "append to a closed spool"
-        self._out.write(escaped(line))
-        self._out.write("\n")
+        self.write(escaped(line) + "\n")
         self._count += 1
 
     def append_lines(self, text: str, count: int) -> None:
         """Keep ``count`` objects written as :func:`json_line` text, each line ending in a
         newline, in one text (a worker's chunk)."""
-        assert self._out is not None, "append to a closed spool"
-        self._out.write(escaped(text))
+        self.write(escaped(text))
         self._count += count
 
     def __len__(self) -> int:
         return self._count
 
     def __iter__(self) -> Iterator[_Item]:
-        if self._out is not None:
-            self._out.flush()
-        with open(self.path, encoding="utf-8") as fh:
+        with self.reader() as fh:
             for line in fh:
                 yield json.loads(line)
 
@@ -132,22 +173,18 @@ class Spool(TemporaryFile, Generic[_Item]):
         lines are JSON text without a newline, so each newline but the last becomes ``,``
         and a newline and the indent. A UTF-8 file whose newlines are written as they are
         gets the spool's bytes (no text decoded and encoded again)."""
-        if self._out is not None:
-            self._out.flush()
         binary = _utf8_buffer(fh)
-        if binary is not None:
+        if binary is not None and self._held is None:
             fh.flush()
-            with open(self.path, "rb") as raw:
+            with self.reader(binary=True) as raw:
                 _copy_items(raw, binary, b"\n", b",\n    ")
         else:
-            with open(self.path, encoding="utf-8") as text:
+            with self.reader() as text:
                 _copy_items(text, fh, "\n", ",\n    ")
 
     def lines(self) -> Iterator[str]:
         """The kept objects as JSON text, one a line (newline removed)."""
-        if self._out is not None:
-            self._out.flush()
-        with open(self.path, encoding="utf-8") as fh:
+        with self.reader() as fh:
             for line in fh:
                 yield line.rstrip("\n")
 
@@ -175,7 +212,7 @@ def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
     return buffer  # type: ignore[no-any-return]
 
 
-class ComparisonSpool(Spool[ComparisonDict]):
+class ComparisonSpool(Spool["ComparisonDict"]):
     """A report's comparisons kept as the report stores them (field_rows.py): each line
     refers to a table of heads by ``"heads"``, its first key. The tables are kept on disk
     too, one a line (a table equal to one kept before is kept once, known by its digest),
@@ -223,9 +260,9 @@ class ComparisonSpool(Spool[ComparisonDict]):
         return list(self._tables)
 
     def __iter__(self) -> Iterator[ComparisonDict]:
-        reader = StoredFields(self.tables(), self.path, ValueError)
+        reader = StoredFields(self.tables(), self.where, ValueError)
         for at, entry in enumerate(super().__iter__()):
-            yield reader.comparison(cast(dict[str, JSONValue], entry), at)
+            yield reader.comparison(cast("dict[str, JSONValue]", entry), at)
 
 
 def dump_report(

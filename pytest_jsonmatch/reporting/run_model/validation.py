@@ -14,11 +14,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ...engine.core.errors import JsonMatchError, printable, shown
 from .field_rows import comparisons_of
-from .report_types import ComparisonDict, JSONValue, Report
+
+if TYPE_CHECKING:
+    from .report_types import ComparisonDict, JSONValue, Report
 
 MESSAGE_LIMIT = 160  # characters of a schema error's own message
 REPORT_VERSION = 4  # the version written, and the only one read back
@@ -99,12 +101,12 @@ def check_report(data: object, where: str, error_type: type[ReportError] = Repor
     rows (field_rows.py: ``data`` is changed in place); else ``error_type`` naming
     ``where`` and the JSON path."""
     _first_error(_validator(), data, where, (), error_type)
-    stored = cast(dict[str, object], data)  # an object, as the schema says
+    stored = cast("dict[str, object]", data)  # an object, as the schema says
     tables = stored.pop("field_heads")
     stored["comparisons"] = comparisons_of(
-        cast(list[dict[str, JSONValue]], stored["comparisons"]), tables, where, error_type
+        cast("list[dict[str, JSONValue]]", stored["comparisons"]), tables, where, error_type
     )
-    report = cast(Report, stored)  # the schema's shape, which shapes.Report spells
+    report = cast("Report", stored)  # the schema's shape, which shapes.Report spells
     _unique((case["case_id"] for case in report["cases"]), where, "cases", "case id", error_type)
     _unique_runs(report["comparisons"], where, error_type)
     return report
@@ -119,7 +121,7 @@ def check_comparisons(
     rows (field_rows.py)."""
     _first_error(_validator("comparison"), entries, where, ("comparisons",), error_type)
     comparisons = comparisons_of(
-        cast(list[dict[str, JSONValue]], entries), tables, where, error_type
+        cast("list[dict[str, JSONValue]]", entries), tables, where, error_type
     )
     _unique_runs(comparisons, where, error_type)
     return comparisons

@@ -13,16 +13,17 @@ messages) prints an interval through this one rule.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from ..run_model.report_types import (
-    BaselineSectionDict,
-    ChangedCaseDict,
-    FieldDeltaDict,
-    GatesDict,
-    MetricTallyDict,
-    QuotedDict,
-)
+if TYPE_CHECKING:
+    from ..run_model.report_types import (
+        BaselineSectionDict,
+        ChangedCaseDict,
+        FieldDeltaDict,
+        GatesDict,
+        MetricTallyDict,
+        QuotedDict,
+    )
 
 T = TypeVar("T")
 

@@ -12,46 +12,50 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
 
 from ...engine.core.gc_pause import collector_paused
 from ...engine.core.masking import masked
-from ...engine.results.field_results import FieldAggregate
 from ..run_model.aggregate import (
-    CaseResult,
-    GroupBy,
-    RepeatRule,
-    Summary,
     case_dict,
     listed_in_summary,
     summarize,
 )
-from ..run_model.comparisons import FAILED, Comparison
-from ..run_model.report_types import (
-    BaselineSectionDict,
-    ComparisonDict,
-    FieldAggregateDict,
-    FieldDeltaDict,
-    FieldTable,
-    JudgeDict,
-    Report,
-    ReportHead,
-    ReportSummary,
-    Rows,
-    RunInfo,
-    TargetsDict,
-    WorkerDeathDict,
-)
+from ..run_model.comparisons import FAILED
 from ..run_model.validation import REPORT_VERSION, check_report
-from .gates import GateDecision, GateSettings, decision_of
+from .gates import GateDecision, decision_of
 from .money import money
 from .stats import percentile
 
 if TYPE_CHECKING:  # (a baseline's and the targets' modules load when a run has them)
+    from ...engine.results.field_results import FieldAggregate
+    from ..run_model.aggregate import (
+        CaseResult,
+        GroupBy,
+        RepeatRule,
+        Summary,
+    )
+    from ..run_model.comparisons import Comparison
+    from ..run_model.report_types import (
+        BaselineSectionDict,
+        ComparisonDict,
+        FieldAggregateDict,
+        FieldDeltaDict,
+        FieldTable,
+        JudgeDict,
+        Report,
+        ReportHead,
+        ReportSummary,
+        Rows,
+        RunInfo,
+        TargetsDict,
+        WorkerDeathDict,
+    )
     from .baseline import Baseline, BaselineComparison
     from .field_counts import FieldCounts
+    from .gates import GateSettings
     from .versus import VersusSettings
 
 
@@ -66,7 +70,8 @@ def run_info(
     from ...version import __version__
 
     run: RunInfo = {
-        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        # datetime.now(timezone.utc).isoformat(timespec="seconds"), without loading datetime
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
         "plugin_version": __version__,
         "python": _python_version(),
         # masked: a setting given on the command line may hold a credential
@@ -399,7 +404,7 @@ def _summary(summary: Summary, run: RunInfo | None) -> ReportSummary:
 
 def _field_table(fields: Mapping[str, FieldAggregate]) -> FieldTable:
     # the engine's aggregate writes the schema's field_aggregate
-    return {path: cast(FieldAggregateDict, agg.to_dict()) for path, agg in fields.items()}
+    return {path: cast("FieldAggregateDict", agg.to_dict()) for path, agg in fields.items()}
 
 
 def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:

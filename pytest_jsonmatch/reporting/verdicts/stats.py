@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ...engine.core.slotted import HashedSlotted
-from ..run_model.report_types import DifferenceDict
+
+if TYPE_CHECKING:
+    from ..run_model.report_types import DifferenceDict
 
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE  # the family-wise level of the Holm correction

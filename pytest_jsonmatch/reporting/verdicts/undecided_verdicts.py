@@ -12,9 +12,13 @@ count (gates.py): no gate passes a run holding one, whichever share of the run i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from ...engine.results.field_results import BATCH_ERROR, MatchResult
-from ..run_model.report_types import ComparisonDict, Report
+from ...engine.results.field_results import BATCH_ERROR
+
+if TYPE_CHECKING:
+    from ...engine.results.field_results import MatchResult
+    from ..run_model.report_types import ComparisonDict, Report
 
 PATHS_NAMED = 5
 UNDECIDED_FAILURE = "the judge left "  # how the gate failure of undecided comparisons starts  # the undecided fields a message names by path before "..."
