@@ -72,6 +72,8 @@ _NEITHER = (
     "pytest_jsonmatch.plugin",
     "pytest_jsonmatch.calls",
     "pytest_jsonmatch.cases",
+    # the report's TypedDicts are types for mypy: each module imports them for checking only
+    "pytest_jsonmatch.reporting.run_model.report_types",
     "pytest",
     "regex",
     "referencing",
@@ -92,6 +94,8 @@ _NEITHER = (
     "subprocess",
     "platform",
     "threading",
+    # dates: only a date comparator reads them (the report's time is written by time)
+    "datetime",
     # the command line's classes are written out (engine/core/slotted.py): a dataclass
     # compiles its methods at import, and the module itself loads inspect, dis and ast
     "dataclasses",
