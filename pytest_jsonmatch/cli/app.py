@@ -100,9 +100,10 @@ def _help_width() -> int:
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser. With ``command`` (a key of COMMANDS), only that command's
-    module is imported and its sub-parser built in full; the others are listed by name and
-    help line alone (enough for ``jsonmatch --help`` and for a usage error). Without it,
-    every command is built in full."""
+    module is imported and only its sub-parsers are built: the command line names it, so
+    no other can be parsed, and its help and usage errors are its own. With ``""``, every
+    command is listed by name and help line alone (enough for ``jsonmatch --help`` and for
+    a usage error that names no command). Without it, every command is built in full."""
     from ..version import __version__
 
     top = _Parser(
@@ -123,7 +124,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or spec.module == running:
             _add_parsers(spec.module, commands)
             built.update(n for n, c in COMMANDS.items() if c.module == spec.module)
-        else:
+        elif running is None:
             commands.add_parser(name, help=spec.help)
     return top
 

@@ -252,6 +252,15 @@ def test_the_top_help_lists_each_command_as_its_module_does() -> None:
     assert helps == {name: command.help for name, command in COMMANDS.items()}
 
 
+def test_a_command_being_run_builds_only_its_own_parsers() -> None:
+    """The command line names the command, so no other's sub-parser is made (each costs
+    argparse a parser, its help action and its translated words)."""
+    for name, command in COMMANDS.items():
+        actions = [a for a in parser(name)._subparsers._group_actions if a.dest == "command"]  # type: ignore[union-attr]
+        same_module = {n for n, c in COMMANDS.items() if c.module == command.module}
+        assert set(actions[0].choices) == same_module, name  # (report and diff share one)
+
+
 _LOOK_UP_TOOL_CALLS = """
 import sys
 from pytest_jsonmatch.engine.metrics import REGISTRY, METRIC_NAMES, metric_named
