@@ -7,6 +7,7 @@ figures); any other line longer than the width cut rather than wrapped."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -15,7 +16,6 @@ from ...engine.core.errors import printable, workflow_safe
 ELLIPSIS = "…"
 _MIN_FIRST = 20  # the first column is never made narrower than this (or its longest name)
 _MIN_HEAD = 3  # a name shortened in the middle keeps at least this much of its beginning
-_LAST_PART = re.compile(r"[^.\[\]]+(?:\[\d*\])?$")  # a path's last key, with its index
 
 
 def cut_left(text: str, width: int) -> str:
@@ -104,8 +104,14 @@ def cut_middle(name: str, width: int) -> str:
     return name[:head] + ELLIPSIS + name[len(name) - (width - 1 - head) :]
 
 
+@functools.cache
+def _last_part_pattern() -> re.Pattern[str]:
+    """A path's last key, with its index (compiled when a long name is first shortened)."""
+    return re.compile(r"[^.\[\]]+(?:\[\d*\])?$")
+
+
 def _last_part(name: str) -> str:
-    found = _LAST_PART.search(name)
+    found = _last_part_pattern().search(name)
     return found.group() if found is not None else name
 
 

@@ -4,6 +4,7 @@ line's text output). Every table fits ``width`` columns; values are cut, never w
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -326,15 +327,19 @@ def _case_error_lines(errors: list[CaseDict], width: int, verbose: int) -> list[
 
 
 NAMED_IDS = 3  # the cases a cause names before "and N more" (-v: all)
+
+
 # an undecided comparison's message (undecided_verdicts.py): its count and paths vary from
 # case to case, its reasons are the cause
-_UNDECIDED = re.compile(r"^(\S+): \d+ fields? could not be scored \((.*)\) at [^()]*$", re.S)
+@functools.cache
+def _undecided() -> re.Pattern[str]:
+    return re.compile(r"^(\S+): \d+ fields? could not be scored \((.*)\) at [^()]*$", re.S)
 
 
 def error_cause(error: str) -> str:
     """What a case's error says of why it could not be scored, without what is the case's
     own (how many of its fields, and which): the same cause reads the same for every case."""
-    found = _UNDECIDED.match(error)
+    found = _undecided().match(error)
     return f"{found[1]}: fields could not be scored ({found[2]})" if found else error
 
 

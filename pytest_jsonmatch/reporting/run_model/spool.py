@@ -10,6 +10,7 @@ makes; its ``cases`` and ``comparisons`` keep the order they were made in.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -108,8 +109,19 @@ def json_line(value: Mapping[str, object]) -> str:
 
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_STARTS = re.compile(r'^\{"heads": (\d+), ', re.MULTILINE)  # a stored comparison's line
+
+
+@functools.cache
+def _surrogate() -> re.Pattern[str]:
+    """A lone surrogate: compiled when a text beyond ASCII is first written (the compiler
+    makes a table of the 2,048 of them, about 1 ms)."""
+    return re.compile("[\ud800-\udfff]")
+
+
+@functools.cache
+def _starts() -> re.Pattern[str]:
+    """A stored comparison's line start, compiled when a chunk's first needs renumbering."""
+    return re.compile(r'^\{"heads": (\d+), ', re.MULTILINE)
 
 
 def _escape_surrogate(match: re.Match[str]) -> str:
@@ -117,8 +129,12 @@ def _escape_surrogate(match: re.Match[str]) -> str:
 
 
 def escaped(text: str) -> str:
-    """JSON text with each lone surrogate written as its escape (see :func:`encode_json`)."""
-    return text if _SURROGATE.search(text) is None else _SURROGATE.sub(_escape_surrogate, text)
+    """JSON text with each lone surrogate written as its escape (see :func:`encode_json`);
+    an ASCII text (most lines) holds none and is not searched."""
+    if text.isascii():
+        return text
+    found = _surrogate()
+    return text if found.search(text) is None else found.sub(_escape_surrogate, text)
 
 
 def encode_json(value: object) -> str:
@@ -126,15 +142,13 @@ def encode_json(value: object) -> str:
     it): a lone surrogate (which a model's text may hold, and UTF-8 cannot encode) written as
     its JSON escape, ``\\ud800``, as ``ensure_ascii=True`` would write it; the text reads
     back as the same value."""
-    text = _encode(value)
-    return text if _SURROGATE.search(text) is None else _SURROGATE.sub(_escape_surrogate, text)
+    return escaped(_encode(value))
 
 
 def dumps(value: object, indent: int | None = None) -> str:
     """``json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)``, its lone
     surrogates escaped as :func:`encode_json` escapes them."""
-    text = json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
-    return text if _SURROGATE.search(text) is None else _SURROGATE.sub(_escape_surrogate, text)
+    return escaped(json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False))
 
 
 class Spool(TemporaryFile, Generic[_Item]):
@@ -237,7 +251,7 @@ class ComparisonSpool(Spool["ComparisonDict"]):
         a newline (JSON text holds no raw newline)."""
         found = [self._table_index(table) for table in tables]
         if text and found != list(range(len(found))):
-            text = _STARTS.sub(lambda m: f'{{"heads": {found[int(m.group(1))]}, ', text)
+            text = _starts().sub(lambda m: f'{{"heads": {found[int(m.group(1))]}, ', text)
         self.append_lines(text, count)
 
     def _table_index(self, heads: list[Head]) -> int:

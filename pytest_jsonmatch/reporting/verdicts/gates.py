@@ -14,6 +14,7 @@ across fields. ``strict`` keeps the point-estimate rule: any drop beyond ``max_d
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -798,9 +799,13 @@ def _unmatched(
 
 
 NAMED_CASES = 5  # the cases a message names before "and N more"
-# an undecided comparison's message ends with the paths of its undecided fields
-# (undecided_verdicts.undecided_message: "... at a.b, c[0].d, ...")
-_UNDECIDED_AT = re.compile(r" at ([^()]*)$")
+
+
+@functools.cache
+def _undecided_at() -> re.Pattern[str]:
+    """The end of an undecided comparison's message: the paths of its undecided fields
+    (undecided_verdicts.undecided_message: "... at a.b, c[0].d, ...")."""
+    return re.compile(r" at ([^()]*)$")
 
 
 def _why_unscored(
@@ -832,7 +837,7 @@ def _why_unscored(
         case.case_id
         for case in summary.cases.values()
         if case.undecided
-        and (found := _UNDECIDED_AT.search(case.error)) is not None
+        and (found := _undecided_at().search(case.error)) is not None
         and any(pattern.matches(path.strip()) for path in found[1].split(", "))
     ]
     if not cases:
