@@ -442,7 +442,7 @@ class _Run:
             keep_fields=self.keeps.case_scores,
             invalid_fails=args.invalid_fails,
         )
-        keeps = self.keeps._replace(guess=guessed)
+        keeps = self.keeps.replace(guess=guessed)
         with contextlib.ExitStack() as spools:
             cases: Spool[CaseDict] = spools.enter_context(Spool())
             comparisons: ComparisonSpool | None = (

@@ -23,12 +23,12 @@ and unpickled by that process or its workers only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..engine.comparing.registry import REGISTRY
 from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
-from ..engine.core.slotted import Slotted
+from ..engine.core.slotted import HashedSlotted, Slotted
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
@@ -55,10 +55,16 @@ class _Absent:
     scored as a prediction (``actual must be a mapping ... not object``)."""
 
 
-class Packed(NamedTuple):
+class Packed(Slotted):
     """A chunk of pairs, pickled (:func:`packed`)."""
 
-    blob: bytes
+    __slots__ = ("blob",)
+
+    def __init__(
+        self,
+        blob: bytes,
+    ) -> None:
+        self.blob = blob
 
 
 Chunk = Sequence[Pair] | Packed | Span  # a chunk as it travels: listed, pickled once, or a span
@@ -83,7 +89,7 @@ def packed(chunk: Sequence[Pair]) -> Packed:
 
 def _plain(value: Any) -> Any:
     if type(value) is Undecoded:
-        return tuple(value)
+        return (value.text, value.where, value.strict)
     return _Absent() if value is NO_PREDICTION else value
 
 
@@ -225,19 +231,28 @@ class Part(Slotted):
         self.judge = judge
 
 
-class Keeps(NamedTuple):
+class Keeps(HashedSlotted):
     """What a run keeps of each scored chunk besides its aggregates: the report line of
     every case (a report lists them all) or only of those the text summary names
     (``listed_in_summary``: a run whose only output is that summary), the report line of
     every comparison (a JSON or HTML report, or a report file), and each case's scores (a
     baseline compares them)."""
 
-    all_cases: bool = True
-    comparisons: bool = False
-    case_scores: bool = False
-    # the sketch a guessed schema came from: the chunk's gold records that would change it
-    # are sketched too, for the run to check the guess (fitting.py)
-    guess: SchemaSketch | None = None
+    __slots__ = ("all_cases", "comparisons", "case_scores", "guess")
+
+    def __init__(
+        self,
+        all_cases: bool = True,
+        comparisons: bool = False,
+        case_scores: bool = False,
+        # the sketch a guessed schema came from: the chunk's gold records that would change
+        # it are sketched too, for the run to check the guess (fitting.py)
+        guess: SchemaSketch | None = None,
+    ) -> None:
+        self.all_cases = all_cases
+        self.comparisons = comparisons
+        self.case_scores = case_scores
+        self.guess = guess
 
 
 def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:

@@ -21,8 +21,9 @@ import os
 import stat
 from collections.abc import Iterator
 from itertools import zip_longest
-from typing import Any, NamedTuple
+from typing import Any
 
+from ..engine.core.slotted import HashedSlotted
 from ..engine.reading.intake import depth_from_text
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .scoring import Pair
@@ -46,25 +47,45 @@ class SpanError(Exception):
     """What the fast path cannot take: the run starts again on the streaming reader."""
 
 
-class FileRange(NamedTuple):
+class FileRange(HashedSlotted):
     """Bytes ``start`` to ``end`` of a file, the line at ``start`` being line ``lines + 1``."""
 
-    path: str
-    start: int
-    end: int
-    lines: int
+    __slots__ = ("path", "start", "end", "lines")
+
+    def __init__(
+        self,
+        path: str,
+        start: int,
+        end: int,
+        lines: int,
+    ) -> None:
+        self.path = path
+        self.start = start
+        self.end = end
+        self.lines = lines
 
 
-class Span(NamedTuple):
+class Span(HashedSlotted):
     """``records`` records of each file paired by position, the first of them case
     ``first``; the field scored of each side (None: the whole record)."""
 
-    gold: FileRange
-    pred: FileRange
-    first: int
-    records: int
-    gold_field: str | None = None
-    pred_field: str | None = None
+    __slots__ = ("gold", "pred", "first", "records", "gold_field", "pred_field")
+
+    def __init__(
+        self,
+        gold: FileRange,
+        pred: FileRange,
+        first: int,
+        records: int,
+        gold_field: str | None = None,
+        pred_field: str | None = None,
+    ) -> None:
+        self.gold = gold
+        self.pred = pred
+        self.first = first
+        self.records = records
+        self.gold_field = gold_field
+        self.pred_field = pred_field
 
 
 def is_jsonl(path: str) -> bool:

@@ -10,9 +10,10 @@ order, so the outcome is the same for any N.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..engine.core.errors import JsonMatchError
+from ..engine.core.slotted import Slotted
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 
 
@@ -20,13 +21,21 @@ class RecordError(JsonMatchError):
     """A record that is not JSON: the message starts with where it is (file and line)."""
 
 
-class Undecoded(NamedTuple):
+class Undecoded(Slotted):
     """One line of a JSONL file: its text, where it is (``gold.jsonl line 3``), and whether
     it is decoded strictly (gold: no duplicate keys) or leniently (a prediction)."""
 
-    text: str
-    where: str
-    strict: bool
+    __slots__ = ("text", "where", "strict")
+
+    def __init__(
+        self,
+        text: str,
+        where: str,
+        strict: bool,
+    ) -> None:
+        self.text = text
+        self.where = where
+        self.strict = strict
 
 
 def decode_line(line: str, where: str, strict: bool) -> Any:

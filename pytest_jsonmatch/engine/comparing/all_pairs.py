@@ -19,9 +19,10 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, cast
 
 from ..core.numbers import is_float_number
+from ..core.slotted import Slotted
 from ..core.values import canonical_key, is_number
 from .edit_distance import (
     EDIT_COST,
@@ -113,14 +114,23 @@ def _codes(
     return out
 
 
-class _Coded(NamedTuple):
+class _Coded(Slotted):
     """One side of an equality matrix: its values' codes (equal keys, equal codes, from
     ``table``) and their sorted order, for finding equal pairs by binary search."""
 
-    table: dict[Hashable, int]
-    codes: Ints
-    order: Ints
-    ordered: Ints
+    __slots__ = ("table", "codes", "order", "ordered")
+
+    def __init__(
+        self,
+        table: dict[Hashable, int],
+        codes: Ints,
+        order: Ints,
+        ordered: Ints,
+    ) -> None:
+        self.table = table
+        self.codes = codes
+        self.order = order
+        self.ordered = ordered
 
 
 def equality_matrix(key: Callable[[object], Hashable]) -> MatrixFn:
@@ -445,13 +455,21 @@ def jaccard_pairs(
                 row[j] += 1.0  # two strings without tokens
 
 
-class _Tokens(NamedTuple):
+class _Tokens(Slotted):
     """Texts as rows of a token incidence matrix (a column per token of ``vocab``), with
     each text's number of distinct tokens."""
 
-    vocab: dict[str, int]
-    incidence: Any  # a scipy.sparse matrix (scipy ships no types)
-    sizes: Floats
+    __slots__ = ("vocab", "incidence", "sizes")
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        incidence: Any,  # a scipy.sparse matrix (scipy ships no types)
+        sizes: Floats,
+    ) -> None:
+        self.vocab = vocab
+        self.incidence = incidence
+        self.sizes = sizes
 
 
 def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Tokens:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import NamedTuple
 
 from ..comparing.all_pairs import blocks_of_one_array, np
+from ..core.slotted import Slotted
 from . import assignment
 from .assignment import Floats, Indices
 from .pair_scores import LineScores
@@ -52,18 +52,30 @@ def assign_large(
     return assignment.kept_pairs(chosen, n, m, keep_above)
 
 
-class _Scan(NamedTuple):
+class _Scan(Slotted):
     """What one pass over the scores leaves: each line's best score, its candidates (three
     arrays: line, partner, score), and every cell above 0 (flat index in lines x partners,
     score) while they are few, else None."""
 
-    shape: tuple[int, int]
-    by_rows: bool
-    best: Floats
-    lines: Indices
-    partners: Indices
-    values: Floats
-    above_zero: tuple[Indices, Floats] | None
+    __slots__ = ("shape", "by_rows", "best", "lines", "partners", "values", "above_zero")
+
+    def __init__(
+        self,
+        shape: tuple[int, int],
+        by_rows: bool,
+        best: Floats,
+        lines: Indices,
+        partners: Indices,
+        values: Floats,
+        above_zero: tuple[Indices, Floats] | None,
+    ) -> None:
+        self.shape = shape
+        self.by_rows = by_rows
+        self.best = best
+        self.lines = lines
+        self.partners = partners
+        self.values = values
+        self.above_zero = above_zero
 
     def cells(self) -> tuple[Indices, Indices, Floats]:
         """The cells above 0 as (expected index, actual index, score): the same bits as the

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from typing import NamedTuple, cast
+from typing import cast
 
 from ..comparing.edit_distance import EDIT_COST, MAX_COMPARISON_STEPS, PAIRS_PER_STEP, TextCost
+from ..core.slotted import HashedSlotted
 from ..core.values import JsonArray, JsonValue, canonical_key
 
 # The most cells of the table one assignment solves (8 bytes a cell); past it, an array's
@@ -106,15 +107,23 @@ TEXT_PER_STEP = 64
 TEXT_PAIRS_PER_STEP = PAIRS_PER_STEP
 
 
-class Weight(NamedTuple):
+class Weight(HashedSlotted):
     """What checking a call's compared arguments costs under one rule (the module's words):
     its ``steps``, and under a rule of comparators each compared text's length (0: absent,
     not text, or decided by equality) with what its comparator costs (left out: an edit
     distance's)."""
 
-    steps: int
-    texts: tuple[int, ...] = ()
-    costs: tuple[TextCost, ...] = ()
+    __slots__ = ("steps", "texts", "costs")
+
+    def __init__(
+        self,
+        steps: int,
+        texts: tuple[int, ...] = (),
+        costs: tuple[TextCost, ...] = (),
+    ) -> None:
+        self.steps = steps
+        self.texts = texts
+        self.costs = costs
 
     def text_costs(self) -> tuple[TextCost, ...]:
         return self.costs or (EDIT_COST,) * len(self.texts)

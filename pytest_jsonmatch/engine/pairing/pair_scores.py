@@ -12,13 +12,14 @@ the function the walk passes in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeAlias, cast
+from typing import TypeAlias, cast
 
 from ..comparing import all_pairs
 from ..comparing.comparators import BoundComparator, score_at
 from ..comparing.transforms import TransformFn, transformed
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, path_tokens
+from ..core.slotted import HashedSlotted
 from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue, json_type
 from ..schemas.eval_schema import SchemaNode
 from .assignment import Floats
@@ -448,12 +449,19 @@ def pair_matrix_small(
     ], 1.0
 
 
-class Layout(NamedTuple):
+class Layout(HashedSlotted):
     """How the fields of two arrays' elements overlap: the fields every element on both
     sides has (``full``), and k when every element has exactly those k fields (else 0)."""
 
-    full: frozenset[str]
-    uniform: int
+    __slots__ = ("full", "uniform")
+
+    def __init__(
+        self,
+        full: frozenset[str],
+        uniform: int,
+    ) -> None:
+        self.full = full
+        self.uniform = uniform
 
 
 def column_layout(expected: Columns, actual: Columns) -> Layout:

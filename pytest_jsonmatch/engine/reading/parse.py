@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Final, NamedTuple
+from typing import Final
 
 from ..core.cut_off import Truncation
 from ..core.errors import ConfigError, ParseError, shown
 from ..core.paths import index_segment, key_segment
+from ..core.slotted import Slotted
 from ..core.values import JsonObject, JsonValue
 from .deep_json import LENIENT_JSON as LENIENT_JSON
 from .deep_json import _reject_constant, read_value, read_whole
@@ -299,12 +300,19 @@ def _search(text: str, allow_array: bool, door: _Door) -> object:
     return Truncation.of(text, cut) if cut is not None else found
 
 
-class _FencedCut(NamedTuple):
+class _FencedCut(Slotted):
     """A value cut off inside a code fence that was closed after it: the cut, and the text
     up to the end of the fence's body (where the answer, read as JSON, ends)."""
 
-    cut: Truncation
-    text: str
+    __slots__ = ("cut", "text")
+
+    def __init__(
+        self,
+        cut: Truncation,
+        text: str,
+    ) -> None:
+        self.cut = cut
+        self.text = text
 
 
 def _cut_in_closed_fence(text: str, door: _Door) -> _FencedCut | None:

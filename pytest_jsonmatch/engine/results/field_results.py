@@ -411,15 +411,24 @@ class MatchResult(HashedSlotted):
         }
 
 
-class Part(NamedTuple):
+class Part(Slotted):
     """One part of a result made of several: which it is (``name``), its headline
     ``score``, its rows at the paths they take in the whole table, and the ``metric`` that
     scored it."""
 
-    name: PartName
-    score: float
-    fields: Sequence[FieldResult]
-    metric: str
+    __slots__ = ("name", "score", "fields", "metric")
+
+    def __init__(
+        self,
+        name: PartName,
+        score: float,
+        fields: Sequence[FieldResult],
+        metric: str,
+    ) -> None:
+        self.name = name
+        self.score = score
+        self.fields = fields
+        self.metric = metric
 
 
 # the statuses a row counts for in precision and recall, and so in the parts' weights

@@ -17,9 +17,9 @@ does, at start-up, for its help text) loads no renderer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING, Literal, NamedTuple
+from typing import IO, TYPE_CHECKING, Literal
 
-from ...engine.core.slotted import HashedSlotted
+from ...engine.core.slotted import HashedSlotted, Slotted
 
 if TYPE_CHECKING:
     from ..run_model.report_types import CaseDict, Report, RunsComparison
@@ -32,14 +32,23 @@ RUNS: Outlet = "compare_runs"
 OUTLETS: tuple[Outlet, ...] = (REPORT_FILES, FORMAT, RUNS)
 
 
-class Look(NamedTuple):
+class Look(Slotted):
     """How a rendering looks: ``verbose`` (-v count), ``color``, ``columns`` (the width of
     text); ``spools``: a spooled run's (cases, comparisons), written as they are read."""
 
-    verbose: int = 0
-    color: bool = False
-    columns: int = 100
-    spools: tuple[Spool[CaseDict], ComparisonSpool | None] | None = None
+    __slots__ = ("verbose", "color", "columns", "spools")
+
+    def __init__(
+        self,
+        verbose: int = 0,
+        color: bool = False,
+        columns: int = 100,
+        spools: tuple[Spool[CaseDict], ComparisonSpool | None] | None = None,
+    ) -> None:
+        self.verbose = verbose
+        self.color = color
+        self.columns = columns
+        self.spools = spools
 
 
 Writer = Callable[[IO[str], "Report", Look], None]

@@ -97,14 +97,22 @@ VALUE_LIMIT = 200
 VIOLATIONS_KEPT = 20
 
 
-class ReportedConformance(NamedTuple):
+class ReportedConformance(HashedSlotted):
     """Whether a comparison's answer was valid against its schema, as recorded: its first
     VIOLATIONS_KEPT violations as (path, field path, keyword), how many it had (``total``), and whether
     the invalid answer failed the comparison (the setting that makes invalid answers fail)."""
 
-    violations: tuple[tuple[str, str, str], ...] = ()
-    total: int = 0
-    fails: bool = False
+    __slots__ = ("violations", "total", "fails")
+
+    def __init__(
+        self,
+        violations: tuple[tuple[str, str, str], ...] = (),
+        total: int = 0,
+        fails: bool = False,
+    ) -> None:
+        self.violations = violations
+        self.total = total
+        self.fails = fails
 
     @property
     def valid(self) -> bool:
@@ -168,17 +176,26 @@ NOT_RECORDED = "not recorded: "
 SHOWN_LIMIT = 4000
 
 
-class Shown(NamedTuple):
+class Shown(HashedSlotted):
     """What a reviewer reads beside a comparison's fields: the case's ``input`` and the
     ``output`` as the target gave it, each kept as a report keeps a value (whole, or compact
     JSON cut to :data:`SHOWN_LIMIT` characters where values are kept short), or None where
     there is none or the report keeps no values; ``cut`` names the sides cut ("i", "o"),
     ``not_json`` those that held what JSON cannot and are kept in its terms (:func:`json_form`)."""
 
-    input: JSONValue = None
-    output: JSONValue = None
-    cut: str = ""
-    not_json: str = ""
+    __slots__ = ("input", "output", "cut", "not_json")
+
+    def __init__(
+        self,
+        input: JSONValue = None,
+        output: JSONValue = None,
+        cut: str = "",
+        not_json: str = "",
+    ) -> None:
+        self.input = input
+        self.output = output
+        self.cut = cut
+        self.not_json = not_json
 
     @classmethod
     def of(cls, given_input: object, output: object, mode: str | None) -> Shown:

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import copysign
-from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, NoReturn, TypeAlias, TypeVar, cast
+
+from ...engine.core.slotted import Slotted
 
 if TYPE_CHECKING:
     from .report_types import ComparisonDict, FieldDict, JSONValue
@@ -182,14 +184,23 @@ FIELD_STATUSES = frozenset(
 )
 
 
-class _Head(NamedTuple):
+class _Head(Slotted):
     """A head read back and checked: the start of each of its fields, the score its rows
     give (None: each its own), the keys of the values its rows hold."""
 
-    start: FieldDict
-    score: float | None
-    keys: tuple[str, ...]
-    cuts: tuple[str, ...]
+    __slots__ = ("start", "score", "keys", "cuts")
+
+    def __init__(
+        self,
+        start: FieldDict,
+        score: float | None,
+        keys: tuple[str, ...],
+        cuts: tuple[str, ...],
+    ) -> None:
+        self.start = start
+        self.score = score
+        self.keys = keys
+        self.cuts = cuts
 
 
 def _rules_problem(rules: Sequence[object]) -> str:
@@ -260,8 +271,9 @@ def fields_of(
         index = row[0]
         if type(index) is not int or not 0 <= index < count:
             _refuse(where, at, j, f"head {_named(index)} is not one of the {count} heads", error)
-        start, held, keys, cuts = table[index]
-        field = start.copy()
+        head = table[index]
+        held, keys, cuts = head.score, head.keys, head.cuts
+        field = head.start.copy()
         first = 1
         if held is None:
             score = row[1] if len(row) > 1 else None

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
 from ...engine.core.errors import JsonMatchError, printable, shown
+from ...engine.core.slotted import Slotted
 from .field_rows import comparisons_of
 
 if TYPE_CHECKING:
@@ -30,13 +31,20 @@ class ReportError(JsonMatchError):
     """A saved report (a baseline, a report to render) that is not what the project writes."""
 
 
-class _Compiled(NamedTuple):
+class _Compiled(Slotted):
     """A compiled schema's check, and the exception class it raises: the one of the same
     import of fastjsonschema (a module imported anew, as pytester's in-process runs do,
     makes a class a check compiled before would not raise)."""
 
-    check: Callable[[object], object]
-    error: type[Exception]
+    __slots__ = ("check", "error")
+
+    def __init__(
+        self,
+        check: Callable[[object], object],
+        error: type[Exception],
+    ) -> None:
+        self.check = check
+        self.error = error
 
 
 @cache

@@ -13,7 +13,9 @@ messages) prints an interval through this one rule.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from ...engine.core.slotted import Slotted
 
 if TYPE_CHECKING:
     from ..run_model.report_types import (
@@ -89,22 +91,37 @@ def interval_text(
     return f"{signed(bottom)} to {signed(top)}"
 
 
-class FieldChange(NamedTuple):
+class FieldChange(Slotted):
     """A field row against the baseline: over the ``cases`` shared cases of its group that
     hold it, the mean of the field's per-case scores in the baseline and now, the exact mean
     of the paired differences, the paired 95% interval, the p-value and the Holm-adjusted one
     (None with fewer than two cases)."""
 
-    group: str
-    path: str
-    cases: int
-    before: float
-    after: float
-    mean: float
-    low: float | None
-    high: float | None
-    p: float | None
-    holm_p: float | None
+    __slots__ = ("group", "path", "cases", "before", "after", "mean", "low", "high", "p", "holm_p")
+
+    def __init__(
+        self,
+        group: str,
+        path: str,
+        cases: int,
+        before: float,
+        after: float,
+        mean: float,
+        low: float | None,
+        high: float | None,
+        p: float | None,
+        holm_p: float | None,
+    ) -> None:
+        self.group = group
+        self.path = path
+        self.cases = cases
+        self.before = before
+        self.after = after
+        self.mean = mean
+        self.low = low
+        self.high = high
+        self.p = p
+        self.holm_p = holm_p
 
     @property
     def change(self) -> float:

@@ -14,10 +14,11 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, cast, get_args
 
 from ...engine.core.gc_pause import collector_paused
 from ...engine.core.masking import masked
+from ...engine.core.slotted import HashedSlotted
 from ..run_model.aggregate import (
     case_dict,
     listed_in_summary,
@@ -109,7 +110,7 @@ def _git_commit(root: str | None) -> str | None:
     return commit if done.returncode == 0 and len(commit) in (40, 64) else None
 
 
-class SummaryReads(NamedTuple):
+class SummaryReads(HashedSlotted):
     """What a session's report must hold, by what reads it (:func:`summary_reads`).
 
     ``records``: every comparison keeps its fields as FieldRecords (a report file writes
@@ -124,9 +125,17 @@ class SummaryReads(NamedTuple):
     comparisons: GitHub's annotations name them and their worst fields (so a session that
     writes annotations keeps its field records)."""
 
-    records: bool = True
-    whole: bool = True
-    failing: bool = False
+    __slots__ = ("records", "whole", "failing")
+
+    def __init__(
+        self,
+        records: bool = True,
+        whole: bool = True,
+        failing: bool = False,
+    ) -> None:
+        self.records = records
+        self.whole = whole
+        self.failing = failing
 
     def lists(self, case: CaseResult) -> bool:
         """Whether the report lists ``case``: the summary names it (text.py: a case run more
