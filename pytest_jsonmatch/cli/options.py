@@ -22,7 +22,6 @@ from ..reporting.verdicts.gates import GateSettings, gate_names, parse_floors, w
 from .extensions import add_extension_arguments, load_extensions
 from .input_error import InputError
 from .inputs import STDIN, parse_option, read_settings, read_settings_as
-from .structeval import structeval_options
 
 
 def add_scoring_arguments(parser: argparse._ActionsContainer, structeval: bool = False) -> None:
@@ -163,6 +162,8 @@ def metric_and_options(
             raise InputError(
                 f"--config holds structeval's settings, for metric structural_f1, not {metric}"
             )
+        from .structeval import structeval_options  # (structeval's --config only)
+
         options.update(structeval_options(read_settings(args.config, "configuration"), args.config))
     if args.schema:
         options["schema"] = schema_option(args.schema)

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from ..reporting.render.formats import FORMAT, FORMATS, Look, offered
-from ..reporting.run_model.atomic import write_atomic
 from .input_error import InputError
 
 if TYPE_CHECKING:
@@ -81,6 +80,8 @@ def emit(
 
 def _write(path: str | None, write: Callable[[IO[str]], object]) -> None:
     assert path is not None
+    from ..reporting.run_model.atomic import write_atomic  # (only output to a file)
+
     try:
         write_atomic(path, write)
     except OSError as exc:

@@ -21,7 +21,6 @@ from ..core.values import JsonArray, JsonObject, JsonValue, canonical_key, json_
 from ..results.field_results import WalkOutput, f_beta, precision_recall
 from ..schemas.eval_schema import SchemaNode
 from . import assignment
-from .blockwise import assign_large
 from .equal_fields import counted_pairs
 from .pair_budget import PairBudget
 from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
@@ -104,6 +103,8 @@ def _assigned(
 
     scores, scale = pair_scores(cfg, where.path, items, expected, actual, mode, walk_pair)
     if isinstance(scores, LineScores):
+        from .blockwise import assign_large  # (only arrays too large for one matrix)
+
         return assign_large(
             scores,
             keep_above,

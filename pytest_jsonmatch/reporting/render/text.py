@@ -28,7 +28,6 @@ from ..verdicts.changes import (
     regressed_first,
     signed,
 )
-from .reliability_text import reliability_lines
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 if TYPE_CHECKING:
@@ -68,7 +67,10 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         lines.extend(_field_lines(fields, width, verbose, changes))
     repeated, errors, cut, quarantined = _listed_cases(report)
     lines.extend(_repeated_lines(repeated, width))
-    lines.extend(reliability_lines(report, width, verbose))
+    if report.get("reliability") is not None:  # (a case ran more than once)
+        from .reliability_text import reliability_lines
+
+        lines.extend(reliability_lines(report, width, verbose))
     lines.extend(_error_lines(errors, width, verbose))
     lines.extend(_death_lines(report, width))
     lines.extend(_truncated_lines(cut, width, verbose))

@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from .atomic import write_atomic
 from .field_rows import Heads, StoredFields, stored_comparison
 
 if TYPE_CHECKING:
@@ -344,4 +343,6 @@ def write_streamed_report(
     comparisons: ComparisonSpool | Iterable[ComparisonDict] | None,
 ) -> None:
     """:func:`dump_report` to ``path``, atomically (see atomic.py)."""
+    from .atomic import write_atomic  # (only a report file)
+
     write_atomic(path, lambda fh: dump_report(fh, head, cases, comparisons))

@@ -28,7 +28,6 @@ from ..run_model.comparisons import FAILED
 from ..run_model.validation import REPORT_VERSION, check_report
 from .gates import GateDecision, decision_of
 from .money import money
-from .stats import percentile
 
 if TYPE_CHECKING:  # (a baseline's and the targets' modules load when a run has them)
     from ...engine.results.field_results import FieldAggregate
@@ -578,6 +577,8 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
         ]
         if not calls:
             continue
+        from .stats import percentile  # (only a run whose target was called)
+
         latencies = sorted(
             float(latency) for c in calls if (latency := c.get("latency_s")) is not None
         )
