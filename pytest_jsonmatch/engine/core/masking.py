@@ -28,8 +28,10 @@ MAX_REASON = 1000  # characters of a reason kept in every output
 # text holds them all (GATED): a command line of file names compiles none of the ten. Only
 # ASCII text is read so: beyond it, ``re``'s case folding matches ``ſ`` for ``s`` and
 # ``ı`` for ``i``, so every pattern runs (tests/engine/core/test_masking.py holds the
-# two ways to the same text). A replacement keeps what names the value and masks the value;
-# its only new text is ``***``, so masking one shape adds no string another's groups need.
+# two ways to the same text). The groups are read once, before any shape is masked: a
+# replacement keeps what named the value and writes ``***`` for it (``gh_***`` and
+# ``xox-***`` shorten the prefix), so every group's string in a masked text stood in the
+# text before it was masked, and reading the groups first skips no match.
 _SHAPES: tuple[tuple[tuple[tuple[str, ...], ...], str, str], ...] = (
     # a URL's user and password: scheme://user:password@host
     ((("://",), ("@",)), r"(?<=://)[^\s/?#'\"<>]*@", "***@"),
