@@ -7,10 +7,13 @@ this package first, does not load the engine, NumPy and the rest before a test n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .engine.core.lazy_names import lazy_names
 from .version import __version__ as __version__
+
+# typing.TYPE_CHECKING without importing typing: type checkers read any name so spelled as
+# true. The ``jsonmatch`` program imports this package before it holds the garbage
+# collector back (__main__.py), and typing is the largest import it would make meanwhile.
+TYPE_CHECKING = False
 
 # name -> the module that defines it
 _API = {

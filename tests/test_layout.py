@@ -233,7 +233,7 @@ def test_the_entry_points_are_pinned():
     dist = metadata.distribution("pytest-jsonmatch")
     points = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
     assert points[("pytest11", "jsonmatch")] == "pytest_jsonmatch.plugin"
-    assert points[("console_scripts", "jsonmatch")] == "pytest_jsonmatch.cli:main"
+    assert points[("console_scripts", "jsonmatch")] == "pytest_jsonmatch.__main__:run"
     # the entry point module is the plugin pytest registers: its hooks are attributes of it
     import pytest_jsonmatch.plugin as plugin
 

@@ -9,15 +9,15 @@ never a traceback. structeval's command lines work with the command name changed
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..engine.core.errors import JsonMatchError
+from ..engine.core.gc_pause import fewer_collections
 from ..engine.core.slotted import Slotted
 from .input_error import InputError
 
@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     given = list(args_list)  # as the user wrote it, for the report's run info
     try:
-        with _fewer_collections():  # (its imports too: they make thousands of objects)
+        with fewer_collections():  # (its imports too: see __main__.run)
             status = _run(args_list, given, the_process=argv is None)
         if argv is None:  # what the command made lives until the process exits as well
             _loaded_for_good()
@@ -219,23 +219,6 @@ def _loaded_for_good() -> None:
     argument list): inside another program it would keep that program's objects from the
     collector for good."""
     gc.freeze()
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """The cyclic garbage collector run about 30 times less often while a command runs. A
-    dataset's run makes millions of short-lived containers (parsed records, field results,
-    report entries), all freed by their reference counts; at Python's default (a pass
-    every 700 new containers) the collector's passes found nothing to free and took about
-    a seventh of ``jsonmatch score``'s time; the command's imports, which make thousands of
-    classes and functions that live as long as the process, likewise. The default comes
-    back afterwards (``main`` may be called inside another program)."""
-    saved = gc.get_threshold()
-    gc.set_threshold(20_000, 50, 100)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*saved)
 
 
 def _error(message: str) -> None:

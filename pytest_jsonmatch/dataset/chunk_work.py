@@ -277,7 +277,7 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     skip = None
     sketch, sketched, fits = None, 0, None
     if keeps.guess is not None:
-        sketch, fits = SchemaSketch(), fitting(keeps.guess)
+        sketch, fits = SchemaSketch(), fitting(keeps.guess, len(pairs))
         cfg = configure(metric_named(settings.metric), dict(settings.options))
         skip = cfg.is_skipped if cfg.skip_patterns else None
     spanned = isinstance(chunk, Span)  # (a span's pairs come decoded)

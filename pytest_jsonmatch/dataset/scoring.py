@@ -11,8 +11,6 @@ all gold records give (:class:`~pytest_jsonmatch.dataset.sketch.SchemaSketch`), 
 chunk scores as it would inside one ``evaluate_records`` call over the whole dataset.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -296,12 +294,12 @@ class Undecided(str):
 
     fields: int
 
-    def __new__(cls, text: str, fields: int) -> Undecided:
+    def __new__(cls, text: str, fields: int) -> "Undecided":
         self = super().__new__(cls, text)
         self.fields = fields
         return self
 
-    def __reduce__(self) -> tuple[type[Undecided], tuple[str, int]]:
+    def __reduce__(self) -> "tuple[type[Undecided], tuple[str, int]]":
         return type(self), (str(self), self.fields)
 
 
@@ -319,12 +317,12 @@ class Unread(str):
 
     keyword: str
 
-    def __new__(cls, text: str, keyword: str) -> Unread:
+    def __new__(cls, text: str, keyword: str) -> "Unread":
         self = super().__new__(cls, text)
         self.keyword = keyword
         return self
 
-    def __reduce__(self) -> tuple[type[Unread], tuple[str, str]]:
+    def __reduce__(self) -> "tuple[type[Unread], tuple[str, str]]":
         return type(self), (str(self), self.keyword)
 
 

@@ -8,6 +8,7 @@ every user of the command pays, whatever the machine (docs/performance.md has th
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -15,11 +16,24 @@ import sys
 from pathlib import Path
 
 from pytest_jsonmatch.cli.app import COMMANDS, parser
+from pytest_jsonmatch.engine.core.gc_pause import COMMAND_THRESHOLDS
 
 from .run import ROOT
 
+# (``compiled``: what the command compiled from text other than a module's source: typing
+# compiles a type written as a string, and the first compile of a process builds the types
+# of the parser's syntax trees, about 5% of a one-record command's instructions)
 _RUN_THEN_LIST = (
     "import contextlib, io, json, sys\n"
+    "compiled = []\n"
+    "def _seen(event, args):\n"
+    "    # (a module's source, and the text of __new__ collections.namedtuple evaluates,\n"
+    "    # which is parsed without building any tree type, aside)\n"
+    "    if event == 'compile':\n"
+    "        text, name = str(args[0]), str(args[1])\n"
+    "        if not name.endswith('.py') and 'lambda _cls' not in text:\n"
+    "            compiled.append(text[:80])\n"
+    "sys.addaudithook(_seen)\n"
     "from pytest_jsonmatch.cli import main\n"
     "out = io.StringIO()\n"
     "with contextlib.redirect_stdout(out):\n"
@@ -27,7 +41,8 @@ _RUN_THEN_LIST = (
     "        status = main(sys.argv[1:])\n"
     "    except SystemExit as exc:  # --help\n"
     "        status = exc.code\n"
-    "print(json.dumps({'status': status, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))\n"
+    "print(json.dumps({'status': status, 'out': out.getvalue(), 'modules': sorted(sys.modules),\n"
+    "                  'compiled': compiled}))\n"
 )
 
 # What neither `jsonmatch score` of a small dataset nor `compare` needs before it knows it
@@ -189,6 +204,9 @@ def test_compare_imports_only_what_it_uses(tmp_path: Path) -> None:
     # nor shutil (with zlib, bz2 and lzma), which argparse imports for help's width alone
     bare = _stdlib_floor("argparse, json, re, sys, typing")
     assert {"pathlib", "difflib", "copy", "shutil"} & modules - bare == set()
+    # and nothing compiled: no NamedTuple, TypedDict or type argument of its modules is a
+    # string typing has to compile, and no generated code is made for one pair
+    assert run["compiled"] == []
 
 
 def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
@@ -206,6 +224,9 @@ def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
     # a run this small keeps its cases in memory (reporting/run_model/spool.py)
     bare = _stdlib_floor("argparse, json, re, sys, typing")
     assert {"pathlib", "tempfile", "shutil"} & modules - bare == set()
+    # nor anything compiled: a chunk of one record is tested against the guessed schema by
+    # the sketch's walk, not by a test generated for it (dataset/fitting.py)
+    assert run["compiled"] == []
 
 
 def test_score_with_forked_workers_loads_no_process_pool(tmp_path: Path) -> None:
@@ -248,6 +269,55 @@ def test_help_imports_no_command(tmp_path: Path) -> None:
     assert run["status"] == 0 and "compare-runs" in str(run["out"])
     modules = set(run["modules"])  # type: ignore[call-overload]
     assert _unwanted(modules, NOT_FOR_HELP) == []
+    assert run["compiled"] == []
+
+
+_THRESHOLDS_SEEN = (
+    "import gc, io, contextlib, json, sys\n"
+    "seen = {}\n"
+    "def _seen(event, args):\n"
+    "    if event == 'import' and args[0] in ('typing', 'pytest_jsonmatch.cli.app'):\n"
+    "        seen.setdefault(args[0], gc.get_threshold())\n"
+    "sys.addaudithook(_seen)\n"
+    "preloaded = 'typing' in sys.modules  # (a site-packages .pth file may import it)\n"
+    "from pytest_jsonmatch.__main__ import run\n"
+    "sys.argv = ['jsonmatch', *sys.argv[1:]]\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = run()\n"
+    "print(json.dumps({'status': status, 'seen': seen, 'after': gc.get_threshold(),\n"
+    "                  'preloaded': preloaded}))\n"
+)
+
+
+def test_the_program_holds_the_collector_back_before_it_imports_the_command(
+    tmp_path: Path,
+) -> None:
+    """The ``jsonmatch`` program (``__main__.run``, the console script's entry point) raises
+    the collector's thresholds before the command's modules, typing among them, are imported:
+    at Python's default their imports set off a pass over the second generation and about ten
+    over the first, all finding nothing to free. The thresholds are as they were after it."""
+    actual, expected = tmp_path / "actual.json", tmp_path / "expected.json"
+    actual.write_text('{"name": "ACME"}')
+    expected.write_text('{"name": "ACME"}')
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
+    before = gc.get_threshold()
+    proc = subprocess.run(
+        [sys.executable, "-c", _THRESHOLDS_SEEN, "compare", str(actual), str(expected)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+    )
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(proc.stdout.splitlines()[-1])
+    raised = list(COMMAND_THRESHOLDS)
+    assert run["status"] == 0
+    assert run["seen"]["pytest_jsonmatch.cli.app"] == raised
+    # (typing too, unless the interpreter's start had imported it: the package's own
+    # __init__ does not)
+    assert run["preloaded"] or run["seen"]["typing"] == raised
+    assert run["after"] == list(before) != raised
 
 
 def test_the_top_help_lists_each_command_as_its_module_does() -> None:

@@ -5,6 +5,7 @@ schema of all the records (``infer_schema``); the generated test says what the w
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 
 import pytest
@@ -145,3 +146,20 @@ def test_a_key_is_never_part_of_the_generated_text():
 
 def test_a_sketch_of_no_record_has_no_test():
     assert fitting(SchemaSketch()) is None
+
+
+def test_a_few_records_are_tested_by_the_walk_and_many_by_a_generated_test(monkeypatch):
+    # a small chunk gets fits itself (compiling would cost more than it saves); a chunk of
+    # GENERATE_FROM records and more, or an unknown count, gets the generated function; a
+    # prototype that has one already keeps it, whatever the count
+    monkeypatch.setattr(fitting_module, "_FACTORIES", {})
+    guess = SchemaSketch.of([{"a": {"b": 1}, "items": [{"n": 1}]}])
+    few = fitting(guess, fitting_module.GENERATE_FROM - 1)
+    assert isinstance(few, functools.partial) and few.func is fits
+    assert fitting_module._FACTORIES == {}
+    for test in (fitting(guess, fitting_module.GENERATE_FROM), fitting(guess)):
+        assert not isinstance(test, functools.partial)
+    assert len(fitting_module._FACTORIES) == 1
+    assert not isinstance(fitting(guess, 1), functools.partial)
+    for record, fit in (({"a": {"b": 2}}, True), ({"a": {"c": 2}}, False)):
+        assert few(record) is fit and fitting(guess)(record) is fit

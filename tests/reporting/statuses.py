@@ -9,9 +9,9 @@ from pytest_jsonmatch.reporting.run_model.aggregate import summarize
 from pytest_jsonmatch.reporting.run_model.comparisons import (
     STATUSES,
     Comparison,
-    ReportedField,
     Status,
 )
+from pytest_jsonmatch.reporting.run_model.reported_fields import ReportedField
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 

@@ -7,8 +7,6 @@ which ``[*]`` (or ``[]``) stands for any index, ``*`` for any one key and ``**``
 of segments.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -77,7 +75,7 @@ class Where(NamedTuple):
     def actual_path(self) -> str:
         return self.path if self.actual is None else self.actual
 
-    def key(self, key: str) -> Where:
+    def key(self, key: str) -> "Where":
         """The child under ``key`` on both sides."""
         root, below = key_forms(key)
         path = self.path + below if self.path else root
@@ -85,7 +83,7 @@ class Where(NamedTuple):
         actual = None if self.actual is None else self.actual + below
         return Where(path, field, actual)
 
-    def pair(self, expected_index: int, actual_index: int) -> Where:
+    def pair(self, expected_index: int, actual_index: int) -> "Where":
         """Element ``expected_index`` of the array here, paired with ``actual_index``."""
         moved = self.actual is not None or expected_index != actual_index
         return Where(
@@ -94,14 +92,14 @@ class Where(NamedTuple):
             f"{self.actual_path}[{actual_index}]" if moved else None,
         )
 
-    def actual_key(self, key: str) -> Where:
+    def actual_key(self, key: str) -> "Where":
         """A key only the actual side has, named on the actual side."""
         root, below = key_forms(key)
         base = self.actual_path
         field = self.field + below if self.field else root
         return Where(base + below if base else root, field)
 
-    def element(self, index: int, side_path: str | None = None) -> Where:
+    def element(self, index: int, side_path: str | None = None) -> "Where":
         """Element ``index`` of one side alone (an omitted or a hallucinated element), named
         below ``side_path`` (default: the expected side's path)."""
         base = self.path if side_path is None else side_path

@@ -18,9 +18,12 @@ made), and nothing here depends on it at run time.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-_S = TypeVar("_S", bound="Slotted")
+if TYPE_CHECKING:  # (for type checkers only: typing compiles a bound written as a string)
+    from typing import TypeVar
+
+    _S = TypeVar("_S", bound="Slotted")
 
 
 class Slotted:

@@ -5,8 +5,6 @@ It lives in core because two stages hold it: schemas, whose compiled check
 beside its score (never in it).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from .values import JsonObject

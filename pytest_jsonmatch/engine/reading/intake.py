@@ -24,8 +24,6 @@ Fields the ``ignore`` option names are never refused: read as JSON where they ca
 where they cannot (``_Converter.lenient``).
 """
 
-from __future__ import annotations
-
 import os
 import reprlib
 from collections.abc import Callable, Iterable, Mapping
@@ -95,7 +93,7 @@ def _is_model(value: object) -> TypeGuard[_Model]:
     )
 
 
-def _is_dataclass_instance(value: object) -> TypeGuard[DataclassInstance]:
+def _is_dataclass_instance(value: object) -> "TypeGuard[DataclassInstance]":
     # what dataclasses.is_dataclass reads, without importing dataclasses (and inspect) into
     # every run: only a run given a dataclass instance needs the module
     return not isinstance(value, type) and hasattr(type(value), "__dataclass_fields__")
@@ -111,7 +109,7 @@ def _dump(model: _Model, side: str, path: str) -> object:
         ) from None
 
 
-def _fields_of(instance: DataclassInstance) -> dict[str, object]:
+def _fields_of(instance: "DataclassInstance") -> dict[str, object]:
     """A dataclass instance's fields, by name (its values are read by the door)."""
     import dataclasses
 

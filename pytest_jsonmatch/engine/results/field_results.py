@@ -8,8 +8,6 @@ weights, each field counts for its weight instead of 1 (TP sums weight times sco
 Skipped fields and fields a batch comparator could not score (``batch_error``) count nowhere.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
@@ -65,7 +63,7 @@ class FieldResult(NamedTuple):
         return self.path or "$"
 
 
-def tally(field_path: str, status: str, score: float) -> Tally:
+def tally(field_path: str, status: str, score: float) -> "Tally":
     """What a field counts for, where nothing else of it is needed (the tally form of the
     generated scorers, walking/generated_scorers.py): (field path, status, score), the key the
     per-field tables count fields by, its status and score in a FieldResult's slots 1
@@ -74,7 +72,7 @@ def tally(field_path: str, status: str, score: float) -> Tally:
     return (field_path, status, score)
 
 
-def as_tallies(fields: list[Any]) -> list[Tally]:
+def as_tallies(fields: list[Any]) -> "list[Tally]":
     """A tally-form walk's fields as tallies alone: any FieldResult among them (the general
     walk's) replaced by its tally (``fields`` holds both, whatever WalkOutput declares). A Counter counts these in C as they are: they are the
     per-field tables' keys already."""
@@ -132,7 +130,7 @@ class WalkOutput:
         self.floors: list[FloorFailure] = []
 
 
-def precision_recall(fields: Iterable[FieldResult | Tally]) -> tuple[float, float]:
+def precision_recall(fields: "Iterable[FieldResult | Tally]") -> tuple[float, float]:
     """(precision, recall) of a list of fields (or their tallies: status and score in the
     same slots), per the accounting above, in one pass."""
     tp = 0.0
@@ -295,7 +293,7 @@ class MatchResult(HashedSlotted):
         self.parts = parts
 
     @classmethod
-    def unscored(cls, metric: str, error: str) -> MatchResult:
+    def unscored(cls, metric: str, error: str) -> "MatchResult":
         """A record that could not be scored: score 0, no fields, and why (``error``)."""
         return cls(metric, 0.0, 0.0, 0.0, 0.0, (), error=error)
 
@@ -311,7 +309,7 @@ class MatchResult(HashedSlotted):
         pairings: tuple[Pairing, ...],
         floor_failures: tuple[FloorFailure, ...],
         conformance: Conformance | None = None,
-    ) -> MatchResult:
+    ) -> "MatchResult":
         """A result, as the engine makes one per comparison (its __dict__ filled at once).
         ``fields`` may be a ``MakeFields`` that makes them when they are first read."""
         self = object.__new__(cls)
@@ -334,7 +332,7 @@ class MatchResult(HashedSlotted):
             self.__dict__[MAKE_FIELDS] = fields
         return self
 
-    def with_conformance(self, conformance: Conformance | None) -> MatchResult:
+    def with_conformance(self, conformance: Conformance | None) -> "MatchResult":
         """This result with ``conformance`` (fields not made yet are made when first read,
         as here)."""
         other = object.__new__(type(self))
@@ -534,7 +532,7 @@ class ExactSum:
             self._count_pending()
         return self._units
 
-    def merge(self, other: ExactSum) -> None:
+    def merge(self, other: "ExactSum") -> None:
         """Add the terms of ``other`` (counted or only noted there; ``other`` unchanged)."""
         self._units += other._units
         self.extend(other._pending)
@@ -554,7 +552,7 @@ class ExactSum:
             self._units += (times * numerator) << (1075 - denominator.bit_length())
 
     @classmethod
-    def of(cls, value: float) -> ExactSum:
+    def of(cls, value: float) -> "ExactSum":
         total = cls()
         total.add(value)
         return total
@@ -630,7 +628,7 @@ class FieldAggregate(Slotted):
     def batch_errors(self) -> int:
         return self.batch_error
 
-    def add(self, fr: Counted) -> None:
+    def add(self, fr: "Counted") -> None:
         """Count one field: anything with ``status`` and ``score`` (a FieldResult, or a
         report's recorded field)."""
         status = fr.status
@@ -667,7 +665,7 @@ class FieldAggregate(Slotted):
         self.scored += times
         self.total.add_times(score, times)
 
-    def merge(self, other: FieldAggregate) -> None:
+    def merge(self, other: "FieldAggregate") -> None:
         """Add another aggregate of the same field (associative and order-independent)."""
         self.scored += other.scored
         self.match += other.match
@@ -692,7 +690,7 @@ class FieldAggregate(Slotted):
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FieldAggregate:
+    def from_dict(cls, data: Mapping[str, Any]) -> "FieldAggregate":
         return cls(
             scored=int(data["scored"]),
             match=int(data["match"]),

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     )
     from .comparisons import (
         Comparison,
-        ReportedField,
         Status,
     )
     from .report_types import (
@@ -52,6 +51,7 @@ if TYPE_CHECKING:
         MetricTallyDict,
         ValidShareDict,
     )
+    from .reported_fields import ReportedField
 
 RepeatRule = Literal["mean", "all", "majority"]
 GroupBy = Literal["metric", "file", "folder"]

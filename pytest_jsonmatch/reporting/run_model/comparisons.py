@@ -13,7 +13,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from ...engine.core.errors import shown
 from ...engine.core.slotted import HashedSlotted
@@ -23,6 +23,7 @@ from ...engine.results.field_results import (
     HALLUCINATION,
     PartScore,
 )
+from .reported_fields import ReportedField
 
 if TYPE_CHECKING:
     from ...engine.results.field_results import (
@@ -154,19 +155,6 @@ def pair_id(case_id: str, target: str) -> str:
 def case_id_of(nodeid: str, seq: int) -> str:
     """The stable id of a test's ``seq``-th comparison (0-based)."""
     return nodeid if seq == 0 else f"{nodeid}#{seq}"
-
-
-class ReportedField(NamedTuple):
-    """One field of a recorded comparison. ``expected``/``actual`` hold the values as the
-    report keeps them (see :func:`kept_value`); ``present`` says which sides have one."""
-
-    path: str
-    field_path: str
-    status: str
-    score: float
-    expected: JSONValue = None
-    actual: JSONValue = None
-    present: str = ""  # "e" and/or "a"; "!" after a side's letter: its value was cut
 
 
 # the start of a comparison's ``recording`` when its output was scored but not recorded

@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, cast
 
 from .field_rows import Heads, StoredFields, stored_comparison
 
@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from .field_rows import Head
     from .report_types import CaseDict, ComparisonDict, JSONValue
 
+    # (for type checkers only: typing compiles a bound written as a string)
+    _File = TypeVar("_File", bound="TemporaryFile")
+
 _COPIED = 1 << 18  # characters of a spool copied into a report at a time
 HELD = 1 << 18  # characters a spool holds in memory before it moves to a file
 _LINES_WRITTEN = 256  # lines of a list held in memory joined into one write
-_File = TypeVar("_File", bound="TemporaryFile")
 _Item = TypeVar("_Item", bound=Mapping[str, object])
 
 
@@ -225,7 +227,13 @@ def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
     return buffer  # type: ignore[no-any-return]
 
 
-class ComparisonSpool(Spool["ComparisonDict"]):
+if TYPE_CHECKING:
+    _Comparisons: TypeAlias = Spool[ComparisonDict]
+else:  # the same class: typing compiles a type argument written as a string
+    _Comparisons = Spool
+
+
+class ComparisonSpool(_Comparisons):
     """A report's comparisons kept as the report stores them (field_rows.py): each line
     refers to a table of heads by ``"heads"``, its first key. The tables are kept on disk
     too, one a line (a table equal to one kept before is kept once, known by its digest),

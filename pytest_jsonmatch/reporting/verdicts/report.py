@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, cast, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, cast, get_args
 
 from ...engine.core.gc_pause import collector_paused
 from ...engine.core.masking import masked
@@ -548,19 +548,23 @@ def _targets_section(
     )
 
 
-class CallTotals(TypedDict):
-    """What :func:`call_totals` gives for one source (``live`` or ``replayed``)."""
+if TYPE_CHECKING:  # (a type for checkers: typing compiles each annotation of a TypedDict
+    # made at run time, and the totals are plain dicts)
+    from typing import TypedDict
 
-    calls: int
-    retried: int
-    failed: int
-    p50_s: float | None
-    p95_s: float | None
-    max_s: float | None
-    total_s: float | None
-    input_tokens: float | None
-    output_tokens: float | None
-    cost: float | None
+    class CallTotals(TypedDict):
+        """What :func:`call_totals` gives for one source (``live`` or ``replayed``)."""
+
+        calls: int
+        retried: int
+        failed: int
+        p50_s: float | None
+        p95_s: float | None
+        max_s: float | None
+        total_s: float | None
+        input_tokens: float | None
+        output_tokens: float | None
+        cost: float | None
 
 
 def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
