@@ -29,13 +29,15 @@ if TYPE_CHECKING:  # the judge's module loads when a judge is configured
     from ..judge import JudgeSettings, Memory, SemanticJudge, Through, Transport
 
 
-class NamedMetric(Protocol):
-    """What the registry needs of a metric it keeps: its name. The registry sits below
-    engine/metrics, which defines ``Metric`` and checks that what it is handed is one
-    (``metric_named``)."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    @property
-    def name(self) -> str: ...
+    class NamedMetric(Protocol):
+        """What the registry needs of a metric it keeps: its name. The registry sits below
+        engine/metrics, which defines ``Metric`` and checks that what it is handed is one
+        (``metric_named``)."""
+
+        @property
+        def name(self) -> str: ...
 
 
 # What binds a comparator to its parameters (None: none given).

@@ -16,7 +16,7 @@ about again.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.errors import ComparatorError, JsonMatchError
 from ..core.numbers import check_score
@@ -25,27 +25,33 @@ from ..core.numbers import check_score
 JudgeKey = tuple[str, str, str]
 
 
-class Batched(Protocol):
-    """What batching reads of a field handed to a batch comparator (comparing's
-    ``BatchItem``): its instance path. The item itself goes to the comparator whole."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    @property
-    def path(self) -> str: ...
+    class Batched(Protocol):
+        """What batching reads of a field handed to a batch comparator (comparing's
+        ``BatchItem``): its instance path. The item itself goes to the comparator whole."""
 
-
-class Comparator(Protocol):
-    """What batching reads of a bound comparator: its name, which groups the fields."""
-
-    @property
-    def name(self) -> str: ...
+        @property
+        def path(self) -> str: ...
 
 
-class BatchFunctions(Protocol):
-    """Where batching finds each batch comparator's function (comparing's ``Registry``).
-    The function takes the registry's own items, so its argument is typed loosely here:
-    this stage sits below comparing and never names them."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    def batch_function(self, name: str) -> Callable[[list[Any]], Sequence[object]]: ...
+    class Comparator(Protocol):
+        """What batching reads of a bound comparator: its name, which groups the fields."""
+
+        @property
+        def name(self) -> str: ...
+
+
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
+
+    class BatchFunctions(Protocol):
+        """Where batching finds each batch comparator's function (comparing's ``Registry``).
+        The function takes the registry's own items, so its argument is typed loosely here:
+        this stage sits below comparing and never names them."""
+
+        def batch_function(self, name: str) -> Callable[[list[Any]], Sequence[object]]: ...
 
 
 class Failed(str):

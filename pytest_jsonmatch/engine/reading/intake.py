@@ -63,10 +63,12 @@ MAX_KEYS = _max_keys()
 Skip = Callable[[str], bool]
 
 
-class _Model(Protocol):
-    """A pydantic model instance, as duck typing finds it (pydantic is never imported)."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    def model_dump(self, *, mode: str) -> object: ...
+    class _Model(Protocol):
+        """A pydantic model instance, as duck typing finds it (pydantic is never imported)."""
+
+        def model_dump(self, *, mode: str) -> object: ...
 
 
 def as_data(value: object, side: str) -> object:
@@ -85,7 +87,7 @@ def as_data(value: object, side: str) -> object:
 _PLAIN_SIDES = frozenset({dict, list, str, bytes})
 
 
-def _is_model(value: object) -> TypeGuard[_Model]:
+def _is_model(value: object) -> "TypeGuard[_Model]":
     return (
         not isinstance(value, type)
         and callable(getattr(value, "model_dump", None))
@@ -99,7 +101,7 @@ def _is_dataclass_instance(value: object) -> "TypeGuard[DataclassInstance]":
     return not isinstance(value, type) and hasattr(type(value), "__dataclass_fields__")
 
 
-def _dump(model: _Model, side: str, path: str) -> object:
+def _dump(model: "_Model", side: str, path: str) -> object:
     try:
         return model.model_dump(mode="json")
     except Exception as exc:  # noqa: BLE001 - the model's own failure, named with its place

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter, countOf, itemgetter
-from typing import Any, Literal, NamedTuple, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from ..core.cut_off import Truncation
 from ..core.slotted import HashedSlotted, Slotted
@@ -706,14 +706,16 @@ Tally = tuple[str, str, float]  # (field path, status, score): what a field is c
 _Field = TypeVar("_Field")  # what count_fields counts: FieldResults, a report's fields
 
 
-class Counted(Protocol):
-    """What FieldAggregate.add counts: a FieldResult, or a report's recorded field."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    @property
-    def status(self) -> str: ...
+    class Counted(Protocol):
+        """What FieldAggregate.add counts: a FieldResult, or a report's recorded field."""
 
-    @property
-    def score(self) -> float: ...
+        @property
+        def status(self) -> str: ...
+
+        @property
+        def score(self) -> float: ...
 
 
 def field_tables(

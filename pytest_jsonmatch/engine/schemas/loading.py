@@ -32,8 +32,6 @@ from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
 from ..core.errors import SchemaError, SchemaWarning, shown
 from ..core.slotted import HashedSlotted
 from ..core.values import JsonValue
-from ..reading.safe_yaml import parse_yaml
-from ..reading.user_files import decoded, read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -273,6 +271,11 @@ def read_schema_file(path: Path, shown: str) -> Mapping[str, JsonValue]:
 def read_schema_bytes(path: Path, shown: str) -> tuple[Mapping[str, JsonValue], str]:
     """The mapping a schema file holds, and the SHA-256 of the very bytes it was read from."""
     import hashlib  # (only for a schema file: it loads OpenSSL)
+
+    # (only for a schema file: a schema given as a mapping, the one a dataset's records
+    # infer among them, is read from none)
+    from ..reading.safe_yaml import parse_yaml
+    from ..reading.user_files import decoded, read_regular
 
     raw = read_regular(path, "schema file", SchemaError, shown=shown)
     text = decoded(raw, "schema file", SchemaError, shown)

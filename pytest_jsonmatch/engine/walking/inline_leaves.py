@@ -10,7 +10,7 @@ as the general loop makes them.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..configuring.walk_config import InlinePlan
 from ..core.paths import KEY_FORMS, Where, key_forms
@@ -18,21 +18,22 @@ from ..core.values import MISSING, SCALAR_TYPES, JsonObject, JsonValue
 from ..results.field_results import MATCH, MISMATCH, FieldResult, WalkOutput
 from ..schemas.eval_schema import SchemaNode
 
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-class ObjectWalk(Protocol):
-    """What of a walk (walk.Walk) the loop uses: its output, and the general way of a key."""
+    class ObjectWalk(Protocol):
+        """What of a walk (walk.Walk) the loop uses: its output, and the general way of a key."""
 
-    out: WalkOutput
+        out: WalkOutput
 
-    def key_of_object(
-        self,
-        key: str,
-        value: JsonValue,
-        other: object,
-        where: Where,
-        props: dict[str, SchemaNode] | None,
-        depth: int,
-    ) -> None: ...
+        def key_of_object(
+            self,
+            key: str,
+            value: JsonValue,
+            other: object,
+            where: Where,
+            props: dict[str, SchemaNode] | None,
+            depth: int,
+        ) -> None: ...
 
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False sends every key

@@ -837,15 +837,17 @@ def _check_counted(case: CaseResult, runs: Iterable[Comparison], group_by: str) 
             )
 
 
-class Grouped(Protocol):
-    """What a case's group is read from: a CaseResult, or one of its comparisons."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    @property
-    def metric(self) -> str: ...
-    @property
-    def file(self) -> str: ...
-    @property
-    def target(self) -> str: ...
+    class Grouped(Protocol):
+        """What a case's group is read from: a CaseResult, or one of its comparisons."""
+
+        @property
+        def metric(self) -> str: ...
+        @property
+        def file(self) -> str: ...
+        @property
+        def target(self) -> str: ...
 
 
 def group_key(case: Grouped, group_by: str) -> str:

@@ -69,18 +69,20 @@ PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
 XFAILED, XPASSED = Status.XFAILED, Status.XPASSED
 
 
-class TestOutcome(Protocol):
-    """What a comparison's status depends on in the report of the test phase it was made in
-    (pytest's ``TestReport``; an xfail-marked test's has ``wasxfail`` too)."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    @property
-    def when(self) -> str | None: ...
-    @property
-    def passed(self) -> bool: ...
-    @property
-    def failed(self) -> bool: ...
-    @property
-    def longrepr(self) -> object: ...
+    class TestOutcome(Protocol):
+        """What a comparison's status depends on in the report of the test phase it was made in
+        (pytest's ``TestReport``; an xfail-marked test's has ``wasxfail`` too)."""
+
+        @property
+        def when(self) -> str | None: ...
+        @property
+        def passed(self) -> bool: ...
+        @property
+        def failed(self) -> bool: ...
+        @property
+        def longrepr(self) -> object: ...
 
 
 STATUSES = tuple(Status)

@@ -162,19 +162,21 @@ class SummaryReads(HashedSlotted):
         return None if self.records else FieldCounts(group_by)
 
 
-class ReadSettings(Protocol):
-    """What :func:`summary_reads` reads of a session's settings (the plugin's Settings)."""
+if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
-    @property
-    def writes_reports(self) -> bool: ...
-    @property
-    def baseline(self) -> str | None: ...
-    @property
-    def targets(self) -> Sequence[object]: ...
-    @property
-    def sends_telemetry(self) -> bool: ...
-    @property
-    def annotations(self) -> bool: ...
+    class ReadSettings(Protocol):
+        """What :func:`summary_reads` reads of a session's settings (the plugin's Settings)."""
+
+        @property
+        def writes_reports(self) -> bool: ...
+        @property
+        def baseline(self) -> str | None: ...
+        @property
+        def targets(self) -> Sequence[object]: ...
+        @property
+        def sends_telemetry(self) -> bool: ...
+        @property
+        def annotations(self) -> bool: ...
 
 
 def summary_reads(settings: ReadSettings, xdist: bool) -> SummaryReads:
