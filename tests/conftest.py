@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import os as _os
 import pkgutil
+import sys as _sys
 
 import numpy  # noqa: F401
 import pytest
@@ -55,6 +56,18 @@ _RUNNER_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "NO_COLOR", 
 def _runner_neutral_environment(monkeypatch):
     for name in _RUNNER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_bytecode_beside_inner_test_files(request, monkeypatch):
+    """An inner session writes no bytecode (its own, in process; its subprocesses', through
+    the environment). pytest keeps a rewritten test module's code beside it, known by the
+    file's size and its modification time in whole seconds: a test that writes a test file
+    again, as long as before, within the second, and runs it again, would run the old code
+    wherever the outer run writes bytecode (CI sets no PYTHONDONTWRITEBYTECODE)."""
+    if "pytester" in request.fixturenames:
+        monkeypatch.setattr(_sys, "dont_write_bytecode", True)
+        monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
 
 
 @pytest.fixture(autouse=True)
@@ -120,3 +133,40 @@ _settings.register_profile(
     phases=_FUZZ_PHASES,
     suppress_health_check=_FUZZ_HEALTH,
 )
+
+
+# -- fewer examples in .ci/run's floor-versions run --------------------------------------------
+#
+# JSONMATCH_TEST_EXAMPLES=SHARE (a number in (0, 1]) runs every hypothesis test with that
+# share of its examples (at least MIN_EXAMPLES, never more than it asks for). The floor-versions
+# run sets it: it holds the oldest versions to what the README's run holds the newest ones to,
+# where each property has been explored with all its examples.
+MIN_EXAMPLES = 10
+
+
+def _examples_share() -> float | None:
+    value = _os.environ.get("JSONMATCH_TEST_EXAMPLES", "").strip()
+    if not value:
+        return None
+    try:
+        share = float(value)
+    except ValueError:
+        share = 0.0
+    if not 0.0 < share <= 1.0:
+        raise pytest.UsageError(f"JSONMATCH_TEST_EXAMPLES={value!r}: a share in (0, 1] is needed")
+    return share
+
+
+def pytest_collection_modifyitems(items):
+    share = _examples_share()
+    if share is None:
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        # (what @given reads when the test runs: @settings' own, or the default profile's)
+        asked = getattr(test, "_hypothesis_internal_use_settings", None)
+        if asked is None or getattr(test, "_jsonmatch_examples_share", None) is not None:
+            continue
+        fewer = min(asked.max_examples, max(MIN_EXAMPLES, round(asked.max_examples * share)))
+        test._hypothesis_internal_use_settings = _settings(asked, max_examples=fewer)
+        test._jsonmatch_examples_share = share
