@@ -1,9 +1,15 @@
-"""The floor-versions run's share of examples (tests/conftest.py, JSONMATCH_TEST_EXAMPLES):
-every hypothesis test draws that share of the examples it asks for, at least MIN_EXAMPLES
-and never more than it asks for; a value that is not a share in (0, 1] stops the run."""
+"""The suite's own fixtures and hooks (tests/conftest.py).
+
+The floor-versions run's share of examples (JSONMATCH_TEST_EXAMPLES): every hypothesis test
+draws that share of the examples it asks for, at least MIN_EXAMPLES and never more than it
+asks for; a value that is not a share in (0, 1] stops the run. And a test with an inner
+session writes no bytecode, in process or in its subprocesses: a test file written again as
+long as before, within the second, would otherwise run its old code."""
 
 from __future__ import annotations
 
+import os
+import sys
 import types
 
 import pytest
@@ -61,3 +67,14 @@ def test_a_value_that_is_no_share_stops_the_run(
     monkeypatch.setenv("JSONMATCH_TEST_EXAMPLES", value)
     with pytest.raises(pytest.UsageError, match="JSONMATCH_TEST_EXAMPLES"):
         conftest.pytest_collection_modifyitems([])
+
+
+def test_an_inner_session_writes_no_bytecode(pytester: pytest.Pytester) -> None:
+    assert sys.dont_write_bytecode is True
+    assert os.environ["PYTHONDONTWRITEBYTECODE"] == "1"
+    # a test file written again as long as before (10, then 99) runs its new code at once
+    for weight in (10, 99):
+        pytester.makepyfile(test_weight=f"def test_weight():\n    assert {weight} == 99\n")
+        outcome = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+        outcome.assert_outcomes(**({"passed": 1} if weight == 99 else {"failed": 1}))
+    assert not list(pytester.path.rglob("*.pyc"))
