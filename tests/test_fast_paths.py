@@ -138,7 +138,7 @@ def records(draw: Any) -> tuple[list[Any], list[Any]]:
 OPTIONS = st.one_of(st.just({}), st.builds(lambda align: {"align": align}, fv.ALIGN_VALID))
 
 
-@pytest.mark.parametrize("name", ["COUNT_TALLIES", "READ_IN_WALK"])
+@pytest.mark.parametrize("name", ["COUNT_TALLIES", "READ_IN_WALK", "READ_GOLD_IN_WALK"])
 @SETTINGS
 @given(pair_lists=records(), options=OPTIONS)
 def test_evaluate_records_scores_the_same_with_its_fast_paths_off(

@@ -176,7 +176,8 @@ def _outcomes(
     ``match_json`` scores it (its errors worded so), and, ``counted``, every field counted
     by its tally (None: an outcome was an error after its fields were counted)."""
     entry = entry_for(settings.metric, dict(settings.options), check=True)
-    tallies: Counter[Tally] | None = Counter() if counted else None
+    # the chunk's tallies in order, counted at its end (engine/match.py, PENDING)
+    tallies: list[Tally] | None = [] if counted else None
     counting = tallies if tallies is not None and entry.countable else None
     results: dict[int, MatchResult | str] = {}
     for index, pair in enumerate(present):
@@ -197,7 +198,7 @@ def _outcomes(
         if tallies is not None and (counting is None or cut is not None):
             entry.tallied(result, tallies)  # (a record not scored from counts)
         results[id(pair)] = result
-    return results, tallies
+    return results, None if tallies is None else Counter(tallies)
 
 
 def _gold(entry: Entry, pair: Pair) -> tuple[JsonValue, int]:

@@ -5,7 +5,11 @@ A record takes one of four routes, chosen here and nowhere else:
 
 - the unread walk: the actual side is handed to the walk without going through the door,
   which checks it as it reads it (``Walk.read``); where it meets something the door must
-  read, it raises ``Unread``, caught here, and the record takes one of the routes below;
+  read, it raises ``Unread``, caught here, and the record takes one of the routes below.
+  In ``evaluate_records``, the gold record may be handed over unread as well
+  (:meth:`Entry.reads_gold`, ``Walk.read_expected``): where the door reads it as it is,
+  the record goes on as its route says; where the door would change or refuse it,
+  ``Reread`` starts the run again with every gold record read first (match.py);
 - the door (reading/intake.py), then
 - tallies: a record whose scores follow from what its fields count for is scored from
   those counts, its fields made when first read (:class:`_Rescore`); or
@@ -19,8 +23,7 @@ score through an Entry; no caller catches one route's exception to try another.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from .comparing.registry import Registry
@@ -32,7 +35,7 @@ from .core.values import JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, config_key, configure
-from .reading.intake import Read, Unread, as_data, read_json
+from .reading.intake import Read, Reread, Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
@@ -59,6 +62,12 @@ if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _valid
 # side through the door before the walk (no Walk.read).
 COUNT_TALLIES = True
 READ_IN_WALK = True
+# ... and the switch of gold records read in the walk (Entry.reads_gold): False reads every
+# gold record through the door before their schema is inferred.
+READ_GOLD_IN_WALK = True
+
+# The depth given for a gold record handed over unread (Entry.scored): not yet measured.
+UNREAD = -1
 
 
 class Entry:
@@ -115,6 +124,43 @@ class Entry:
             and not cfg.skip_patterns
         )
 
+    def reads_gold(self, expected_list: Sequence[object]) -> bool:
+        """Whether ``evaluate_records`` may hand these gold records to the walk unread,
+        their schema inferred from them as they are (``infer_node``'s ``bound``): records
+        scored from tallies, whose walk reads every value of both sides, each record a
+        dict, and a schema inferred, not given (an inferred one nests no deeper than the
+        records, so the generated scorers' descent ends where theirs does)."""
+        return (
+            READ_GOLD_IN_WALK
+            and self.unread
+            and self.countable
+            and self.cfg.schema_driven
+            and self.schema is None
+            and len(expected_list) > 0
+            and all(type(e) is dict for e in expected_list)
+        )
+
+    def passes_gold(self, expected_list: Sequence[object]) -> bool:
+        """Whether the door passes every gold record as it is (none copied or refused)."""
+        try:
+            for index, value in enumerate(expected_list):
+                self.gold_read(value, index)
+        except Reread:
+            return False
+        return True
+
+    def gold_read(self, value: object, index: int) -> tuple[JsonValue, int]:
+        """Gold record ``index``, handed over unread (depth ``UNREAD``), read through the
+        door after all: as it is, with its depth; else ``Reread`` (a copy made, or the
+        record refused: the run is made again, every gold record read first)."""
+        try:
+            read, depth = self.read_expected(value, f"expected[{index}]")
+        except ParseError:
+            raise Reread from None
+        if read is not value:
+            raise Reread
+        return read, depth
+
     def read_expected(self, value: object, side: str) -> tuple[JsonValue, int]:
         """An expected record parsed strictly and read through the door (a :class:`Read`
         one, an object or an allowed array, as it is); ``side`` names it in errors."""
@@ -155,19 +201,24 @@ class Entry:
         cut: Truncation | None,
         side: str,
         index: int = 0,
-        counting: Counter[Tally] | None = None,
+        counting: list[Tally] | None = None,
     ) -> MatchResult:
         """One record scored by its route (module docstring): ``parsed`` is the answer as
         parse_actual reads it, not yet through the door, ``side`` its name in errors and
-        ``index`` its place among the records. With ``counting``, a record scored
-        from tallies counts them into it, as they are (``as_tallies``); the caller counts
-        the others' fields."""
+        ``index`` its place among the records; ``depth_e`` is the gold record's, or
+        ``UNREAD`` (``reads_gold``). With ``counting``, a record scored
+        from tallies adds them to it, as they are (``as_tallies``), for the caller to count
+        (``Pending``); the caller adds the others' fields."""
+        if depth_e == UNREAD and counting is None:  # (only a counted walk reads both sides)
+            expected, depth_e = self.gold_read(expected, index)
         if self.unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
             # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
             try:
-                return self._unread(expected, parsed, index, counting)
+                return self._unread(expected, parsed, index, counting, depth_e == UNREAD)
             except Unread:  # something the door must read: read, and walked again below
                 pass
+        if depth_e == UNREAD:
+            expected, depth_e = self.gold_read(expected, index)
         actual, depth_a = _read(parsed, side, self.cfg)
         if self.metric.target is not None:
             expected, actual = self.metric.target(expected, actual, self.options)
@@ -182,12 +233,15 @@ class Entry:
         expected: JsonValue,
         actual: JsonValue,
         index: int,
-        counting: Counter[Tally] | None,
+        counting: list[Tally] | None,
+        gold_unread: bool = False,
     ) -> MatchResult:
         """The unread walk: from tallies where the record may be, else in full (``Unread``
-        raised before anything is counted, when the door must read the answer)."""
+        raised before anything is counted, when the door must read the answer, or the gold
+        record handed over unread with it: ``gold_unread``, tallies only)."""
         if counting is not None:
-            return _Rescore(self, expected, actual, SHALLOW, index).scored(counting, unread=True)
+            counted = _Rescore(self, expected, actual, SHALLOW, index)
+            return counted.scored(counting, unread=True, unread_expected=gold_unread)
         return self._full(expected, actual, None, unread=True)
 
     def _full(
@@ -212,12 +266,12 @@ class Entry:
         )
         return _conformed(self.validator, actual, result)
 
-    def tallied(self, result: MatchResult, tallies: Counter[Tally]) -> None:
-        """A record's fields counted into ``tallies`` (one not scored from tallies)."""
+    def tallied(self, result: MatchResult, tallies: list[Tally]) -> None:
+        """A record's fields added to ``tallies`` (one not scored from tallies)."""
         if self.countable:  # (counted as they are, as a counted record's are)
-            tallies.update(as_tallies(list(result.fields)))
+            tallies += as_tallies(list(result.fields))
         else:
-            tallies.update(map(TALLY_OF, result.fields))
+            tallies += map(TALLY_OF, result.fields)
 
 
 def entry_for(metric: str, options: dict[str, object], check: bool = False) -> Entry:
@@ -305,12 +359,15 @@ class _Rescore:
             )
         return full.fields
 
-    def scored(self, tallies: Counter[Tally], unread: bool = False) -> MatchResult:
-        """The record walked in tally form, each field counted into ``tallies`` by its tally
+    def scored(
+        self, tallies: list[Tally], unread: bool = False, unread_expected: bool = False
+    ) -> MatchResult:
+        """The record walked in tally form, each field added to ``tallies`` as its tally
         (``as_tallies``): its result, whose fields this makes when they are first read (its conformance checked here,
         within the room its depth needs, as ``_conformed`` checks a full record's).
-        ``unread``: the actual side has not been through the door (walk.walk); ``Unread``
-        is raised, before anything is counted, when it must be."""
+        ``unread``: the actual side has not been through the door (walk.walk), nor, with
+        ``unread_expected``, the expected one (walk.walk_counted); ``Unread`` is raised,
+        before anything is counted, when one must be."""
         e = self.entry
         metric, cfg, schema, options = e.metric, e.cfg, e.schema, e.options
         validator = e.validator
@@ -321,9 +378,9 @@ class _Rescore:
             prefetch_strings(cfg, expected, actual)
         # the generated scorers' tallies, and the general walk's FieldResults among them
         # made tallies (field_results.tally: status and score in the same slots)
-        found = walk_counted(cfg, expected, actual, schema, e.roots, unread)
+        found = walk_counted(cfg, expected, actual, schema, e.roots, unread, unread_expected)
         fields = as_tallies(found.fields)
-        tallies.update(fields)  # (counted in C: Counter's own loop over an iterable)
+        tallies += fields  # (counted by the caller, many records at once: ``Pending``)
         precision, recall = precision_recall(fields)
         f1 = f_beta(precision, recall)
         return MatchResult._build(

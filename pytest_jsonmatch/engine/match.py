@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import cast
 
-from .core.depth import call_with_depth
+from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, ParseError
 from .core.gc_pause import collector_paused
-from .entry import entry_for, kept_entry
+from .core.values import JsonValue
+from .entry import UNREAD, Entry, entry_for, kept_entry
+from .reading.intake import Reread
 from .results.field_results import MatchResult, RunResult, Tally, field_tables
 from .schemas.eval_schema import infer_node
 
@@ -105,26 +108,84 @@ def _score_records(
     (field path, status, score), and records scored from counts where they can be."""
     _check_lists(expected_list, actual_list)
     entry = entry_for(metric, options)
+    if tallies is not None and entry.reads_gold(expected_list):
+        counted: Counter[Tally] = Counter()  # (the caller's, only once the run is whole)
+        try:
+            scored = _scored(entry, _unread_gold(entry, expected_list), actual_list, counted)
+        except Reread:  # a gold record the door reads otherwise: all are read, and scored
+            entry.with_schema(entry.cfg.schema)
+        except Exception:
+            # (an error of a record's: the run's own where the door passes every gold record
+            # as it is; else the door, reading them first, may meet another one before it)
+            if entry.passes_gold(expected_list):
+                raise
+            entry.with_schema(entry.cfg.schema)
+        else:
+            tallies.update(counted)
+            return scored
     read_e = [entry.read_expected(e, f"expected[{i}]") for i, e in enumerate(expected_list)]
     if entry.cfg.schema_driven and entry.schema is None and read_e:
         values = [value for value, _ in read_e]
         depth = max(d for _, d in read_e)
         entry.with_schema(call_with_depth(depth, lambda: infer_node(values, entry.registry)))
-    # records scored from counts count their tallies here, as they are (as_tallies)
-    counting = tallies if tallies is not None and entry.countable else None
+    return _scored(entry, read_e, actual_list, tallies)
+
+
+def _unread_gold(entry: Entry, expected_list: Sequence[object]) -> list[tuple[JsonValue, int]]:
+    """The gold records as the walk takes them unread (``Entry.reads_gold``), each with
+    the depth ``UNREAD``, and their schema inferred from them as they are, within the
+    walk's room. Whatever inference cannot take of them, the door reads (``Reread``)."""
+    values = cast("list[JsonValue]", list(expected_list))
+    bound = SHALLOW - 1  # (a record's containers lie at most SHALLOW - 1 levels below it)
+    try:
+        schema = call_with_depth(SHALLOW, lambda: infer_node(values, entry.registry, bound=bound))
+    except Exception:  # noqa: BLE001 - whatever inference cannot take of the records
+        # (a value that holds itself or nests past the bound, a mapping of another kind that
+        # fails as it is read): the door reads them first, and names what is wrong
+        raise Reread from None
+    entry.with_schema(schema)
+    return [(value, UNREAD) for value in values]
+
+
+def _scored(
+    entry: Entry,
+    read_e: list[tuple[JsonValue, int]],
+    actual_list: Sequence[object],
+    tallies: Counter[Tally] | None,
+) -> tuple[str, tuple[MatchResult, ...]]:
+    """The records scored in order, each gold record with its depth (``UNREAD``: not
+    through the door); with ``tallies``, their fields counted into it, in order."""
+    # every record's tallies, counted PENDING at a time (records scored from counts add
+    # theirs as they are: as_tallies)
+    pending: list[Tally] = []
+    counting = pending if tallies is not None and entry.countable else None
     records: list[MatchResult] = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         side = f"actual[{i}]"
         try:
             parsed, cut = entry.parse_actual(actual, side)
         except ParseError as exc:  # the answer, unread: an error record, as jsonmatch
+            if depth_e == UNREAD:  # (its gold record read all the same, as the door does)
+                entry.gold_read(e, i)
             records.append(MatchResult.unscored(entry.metric.name, str(exc)))  # score gives
             continue
         result = entry.scored(e, depth_e, parsed, cut, side, i, counting)
-        if tallies is not None and (counting is None or cut is not None):
-            entry.tallied(result, tallies)  # (a record not scored from counts)
+        if tallies is not None:
+            if counting is None or cut is not None:
+                entry.tallied(result, pending)  # (a record not scored from counts)
+            if len(pending) >= PENDING:
+                tallies.update(pending)
+                pending.clear()
         records.append(result)
+    if tallies is not None:
+        tallies.update(pending)
     return entry.metric.name, tuple(records)
+
+
+# How many tallies wait to be counted: ``Counter.update`` counts a list in C, but a call
+# per record (26 tallies an invoice) cost more than the counting itself; a batch bounds
+# the memory they hold, whatever the number of records.
+PENDING = 1 << 16
 
 
 def _check_lists(expected_list: Sequence[object], actual_list: Sequence[object]) -> None:

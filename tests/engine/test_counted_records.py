@@ -441,3 +441,27 @@ def test_the_judge_of_counted_records_refuses_to_be_asked() -> None:
     with pytest.raises(AssertionError, match="a.b"):
         UNASKED.ask(object(), Item(), "a.b")  # type: ignore[arg-type]
     assert not UNASKED.waiting and not UNASKED.rewalk
+
+
+def test_tallies_counted_a_batch_at_a_time_keep_the_records_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tallies wait in a list and are counted ``PENDING`` at a time: batches of 7 (records
+    cut off and scored closed among them, whose fields are added as they are made) give
+    the tables one count at the end gives, in the same order, and ``count_records`` the
+    same Counter."""
+    from pytest_jsonmatch.engine import match
+
+    expected = [INVOICE, DAMAGED] * 10
+    actual: list[Any] = [DAMAGED, INVOICE] * 10
+    actual[3] = '{"id": "A-1", "total": 10.5, "items": [{"sku": "a"'  # (cut off)
+    options = {"truncated": "close"}
+    whole = match.count_records(expected, actual, "field_f1", **options)[2]
+    run = evaluate_records(expected, actual, "field_f1", **options)
+    monkeypatch.setattr(match, "PENDING", 7)
+    batched = match.count_records(expected, actual, "field_f1", **options)[2]
+    assert list(batched.items()) == list(whole.items())
+    again = evaluate_records(expected, actual, "field_f1", **options)
+    assert list(again.per_field) == list(run.per_field)
+    assert fv.exact_repr(again.per_field) == fv.exact_repr(run.per_field)
+    assert sum(whole.values()) == sum(len(r.fields) for r in run.records)

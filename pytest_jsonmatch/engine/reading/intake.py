@@ -14,11 +14,13 @@ not strings, values of other types (a ``set``, ``bytes``, a ``datetime``), a val
 contains itself, and nesting beyond the limit.
 
 A caller that has read a side itself may hand it over as :class:`Read` (the dataset
-reader's gold records, decoded from JSON text by the strict decoder). One side may skip
+reader's gold records, decoded from JSON text by the strict decoder). Sides may skip
 the door: the actual side of a record ``evaluate_records`` scores from
 its tallies is checked by the walk as it reads it (walking/walk.py, ``Walk.read``), with
 ``plain_within``; what it cannot take as it is raises ``Unread``, and that record is read
-here after all.
+here after all. Its gold records may be too, where their schema is inferred from them
+(``Walk.read_expected``; one the door would change or refuse raises ``Reread``, and every
+gold record is read here first).
 
 Fields the ``ignore`` option names are never refused: read as JSON where they can be, described
 where they cannot (``_Converter.lenient``).
@@ -160,6 +162,14 @@ class Unread(Exception):
     """A value the walk met on a side it reads without the door (``plain_within`` said no):
     the comparison is made again with that side read through the door, which names what is
     wrong or makes a plain copy (match.py)."""
+
+
+class Reread(Exception):
+    """A gold record ``evaluate_records`` handed to the walk unread (``Entry.reads_gold``)
+    that the door would not pass as it is (it makes a plain copy, or refuses it): the run
+    starts again with every gold record read through the door first, as with the route
+    off, so that its schema is inferred from what the door makes of them (match.py, the
+    only place that catches it)."""
 
 
 def plain_within(value: Any, levels: int) -> bool:

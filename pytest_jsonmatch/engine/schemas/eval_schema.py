@@ -9,6 +9,7 @@ the SchemaNode tree (a graph, for a recursive schema) the walk reads.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import partial
@@ -25,7 +26,7 @@ from ..core.numbers import is_finite_number
 from ..core.paths import index_segment, key_segment
 from ..core.slotted import Slotted
 from ..core.values import JsonObject, JsonValue, schema_type
-from ..reading.intake import MAX_DEPTH, as_data, read_json
+from ..reading.intake import MAX_DEPTH, Unread, as_data, read_json
 
 if TYPE_CHECKING:  # (loading.py, with urllib and YAML, loads where a schema is read)
     from ..comparing.registry import Binder, Registry
@@ -522,18 +523,26 @@ def parse_weight(value: object, what: str) -> float:
 
 
 def infer_node(
-    values: Sequence[JsonValue], registry: Registry | Binder, warn_mixed: bool = False
+    values: Sequence[JsonValue],
+    registry: Registry | Binder,
+    warn_mixed: bool = False,
+    bound: int | None = None,
 ) -> SchemaNode:
     """``parse_schema(infer_schema(values))`` without the intermediate mapping: leaves are
     shared per type, so inferring a record's schema costs one node per container. Without
     recursion: the values may be ignored fields the door did not measure, nested deeper than
     the stack the caller was given. ``warn_mixed``: a field whose values have several types
-    (the first non-null one's is kept) is a SchemaWarning, as the reference warns."""
+    (the first non-null one's is kept) is a SchemaWarning, as the reference warns.
+    ``bound``: the values have not been through the door (``match.py``, gold read in the
+    walk), and a node nested more than ``bound`` levels below the root raises ``Unread``
+    (a value that holds itself would be inferred without end)."""
     table = _leaf_table(registry)
     root: list[Any] = [None]
-    # a task: (the values one node describes, the container receiving the node, its slot);
-    # a SchemaNode alone seals that node, popped once every node below it is sealed
-    stack: list[Any] = [(values, root, 0)]
+    # a task: (the values one node describes, the container receiving the node, its slot,
+    # its depth); a SchemaNode alone seals that node, popped once every node below it is
+    # sealed
+    stack: list[Any] = [(values, root, 0, 0)]
+    deepest = math.inf if bound is None else bound
     # a task's field path, by its values' id (kept only for the warning)
     paths: dict[int, str] | None = {id(values): ""} if warn_mixed else None
     while stack:
@@ -541,7 +550,9 @@ def infer_node(
         if type(task) is SchemaNode:
             task.seal()
             continue
-        pooled_values, target, slot = task
+        pooled_values, target, slot, depth = task
+        if depth > deepest:
+            raise Unread
         path = ""
         if paths is not None:
             path = paths.pop(id(pooled_values), "")
@@ -556,9 +567,11 @@ def infer_node(
             continue
         kind = schema_type(first)
         if kind == "object":
-            target[slot] = _inferred_object(pooled_values, path, table, registry, stack, paths)
+            target[slot] = _inferred_object(
+                pooled_values, path, table, registry, stack, paths, depth + 1
+            )
         elif kind == "array":
-            target[slot] = _inferred_array(pooled_values, path, registry, stack, paths)
+            target[slot] = _inferred_array(pooled_values, path, registry, stack, paths, depth + 1)
         else:
             target[slot] = _shared_leaf(kind, registry)
     return root[0]  # type: ignore[no-any-return]
@@ -571,10 +584,12 @@ def _inferred_object(
     registry: Registry | Binder,
     stack: list[Any],
     paths: dict[int, str] | None,
+    below: int,
 ) -> SchemaNode:
     """``infer_node``'s object node for ``pooled_values``' mappings, pushed to be sealed
     after its children: a property whose node is a shared leaf gets it at once, any other
-    a task on ``stack`` (with its field path in ``paths``, when warnings are asked for)."""
+    a task on ``stack`` at depth ``below`` (with its field path in ``paths``, when warnings
+    are asked for)."""
     # (plain dicts, nearly all of them, are told apart without the ABC's check)
     dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
     props: dict[str, SchemaNode | None] = {}  # (None: a node to come, set before sealing)
@@ -589,7 +604,7 @@ def _inferred_object(
             leaf = table.get(type(v))
             props[k] = leaf
             if leaf is None:
-                stack.append(([v], props, k))
+                stack.append(([v], props, k, below))
                 if paths is not None:
                     paths[id(stack[-1][0])] = key_segment(path, k)
         return node
@@ -603,7 +618,7 @@ def _inferred_object(
                 props[k] = leaf
                 continue
         props[k] = None
-        stack.append(([d.get(k) for d in dicts], props, k))
+        stack.append(([d.get(k) for d in dicts], props, k, below))
         if paths is not None:
             paths[id(stack[-1][0])] = key_segment(path, k)
     return node
@@ -615,10 +630,11 @@ def _inferred_array(
     registry: Registry | Binder,
     stack: list[Any],
     paths: dict[int, str] | None,
+    below: int,
 ) -> SchemaNode:
     """``infer_node``'s array node for ``pooled_values``' lists, pushed to be sealed after
-    its items' node, which a task on ``stack`` infers from every element pooled (no
-    element: string items)."""
+    its items' node, which a task on ``stack`` at depth ``below`` infers from every element
+    pooled (no element: string items)."""
     pooled = [x for v in pooled_values if isinstance(v, (list, tuple)) for x in v]
     node = SchemaNode(
         type="array",
@@ -627,7 +643,7 @@ def _inferred_array(
     )
     stack.append(node)
     if pooled:
-        stack.append((pooled, _ItemsSlot(node), "items"))
+        stack.append((pooled, _ItemsSlot(node), "items", below))
         if paths is not None:
             paths[id(pooled)] = index_segment(path, None)
     return node

@@ -253,7 +253,7 @@ def ordered_elements(
             if scorer is not None:
                 scorer(walk, e, a, at, below)
                 continue
-        walk.node(e, walk.read(a, below), _new(Where, at), items, below)
+        walk.node(walk.read_expected(e, below), walk.read(a, below), _new(Where, at), items, below)
     if common < len(expected) or (common < len(actual) and cfg.count_extras):
         _unpaired_elements(walk, expected, actual, where, items, common, below)
 
@@ -272,7 +272,8 @@ def _unpaired_elements(
     cfg = walk.cfg
     whole = _new(Where, where)
     for i in range(common, len(expected)):
-        one_sided(walk.out, cfg, expected[i], whole.element(i), items, OMISSION, below)
+        element = walk.read_expected(expected[i], below)
+        one_sided(walk.out, cfg, element, whole.element(i), items, OMISSION, below)
     if cfg.count_extras:
         for j in range(common, len(actual)):
             one_sided(
@@ -295,6 +296,10 @@ def _elements_are_objects(node: SchemaNode | None) -> bool:
 
 def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer | None:
     keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field = shape
+    if not all(type(k) is str for k in keys):
+        # (an expected side not read by the door, walk_counted: a scorer found by its keys
+        # vouches that the object's keys are strings; the general walk reads any other)
+        return None
     kinds = _kinds(node, keys, align)
     structure = (
         kinds,
@@ -464,7 +469,10 @@ def _full_key(i: int, kind: str, fld: str, act: str, count_extras: bool, tally: 
             *(["        missing += o is MISSING"] if count_extras else []),
         ]
     at = f"(cp, {fld}, {act})"
-    general = f"walk.node(v{i}, walk.read(o, below), new(Where, at), node{i}, below)"
+    general = (
+        f"walk.node(walk.read_expected(v{i}, below), walk.read(o, below), new(Where, at), "
+        f"node{i}, below)"
+    )
     if kind == OBJECT_NODE:
         return [
             f"        at = {at}",
@@ -474,7 +482,8 @@ def _full_key(i: int, kind: str, fld: str, act: str, count_extras: bool, tally: 
             "            if inner is not None:",
             f"                inner(walk, v{i}, o, at, below)",
             "            else:",
-            f"                walk.obj(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
+            f"                walk.obj(walk.read_expected(v{i}, below), walk.read(o, below), "
+            f"new(Where, at), node{i}, below)",
             "        else:",
             f"            {general}",
             *(["            missing += o is MISSING"] if count_extras else []),
@@ -489,7 +498,8 @@ def _full_key(i: int, kind: str, fld: str, act: str, count_extras: bool, tally: 
             *(["            missing += o is MISSING"] if count_extras else []),
         ]
     return [
-        f"        walk.node(v{i}, walk.read(o, below), new(Where, {at}), node{i}, below)",
+        f"        walk.node(walk.read_expected(v{i}, below), walk.read(o, below), "
+        f"new(Where, {at}), node{i}, below)",
         *(["        missing += o is MISSING"] if count_extras else []),
     ]
 
@@ -532,33 +542,39 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str, count_extras:
             f"        o = get(k{i}, MISSING)",
             "        if o is not MISSING and walk.unread:",
             "            walk.read(o, below)",
+            "        if walk.unread_expected:",
+            f"            walk.read_expected(v{i}, below)",
             f"        append(skipped{i})",
             *(["        missing += o is MISSING"] if count_extras else []),
         ]
     lines = [
         f"        o = get(k{i}, MISSING)",
         "        if o is MISSING:",
-        f"            walk.node(v{i}, o, new(Where, ({child}, {fld}, {act})), node{i}, below)",
+        f"            walk.node(walk.read_expected(v{i}, below), o, "
+        f"new(Where, ({child}, {fld}, {act})), node{i}, below)",
         *(["            missing += 1"] if count_extras else []),
     ]
+    # (equal values of one scalar type: both finite, or both the same infinity, which the
+    # door refuses on either side; unequal ones: either may be NaN or an infinity)
     if kind == PLAIN_EXACT:
         lines += [
             f"        elif type(v{i}) is type(o) and type(o) in SCALARS:",
-            f"            if v{i} == o:",
+            f"            if v{i} == o and (type(o) is not float or o - o == 0.0):",
             f"                append(hit{i})",
-            "            elif type(o) is not float or o - o == 0.0:",
+            f"            elif type(o) is not float or (o - o == 0.0 and v{i} - v{i} == 0.0):",
             f"                append(miss{i})",
             "            else:  # not a JSON number (NaN, an infinity): the door names it",
             "                walk.refuse()",
         ]
     elif kind == PLAIN_EQUAL_ONE:
         lines += [
-            f"        elif type(v{i}) is type(o) and type(o) in SCALARS and v{i} == o:",
+            f"        elif (type(v{i}) is type(o) and type(o) in SCALARS and v{i} == o",
+            "              and (type(o) is not float or o - o == 0.0)):",
             f"            append(hit{i})",
         ]
     return lines + [
         "        else:",
-        f"            s = score{i}(v{i}, walk.read(o, below))",
+        f"            s = score{i}(walk.read_expected(v{i}, below), walk.read(o, below))",
         f"            append((fp{i}, MATCH if s >= 1.0 else MISMATCH, s))  # a tally",
     ]
 

@@ -2,17 +2,18 @@
 
 Every metric runs this walk; its WalkConfig says how it differs (where leaves stop, whether
 extra actual fields count, how arrays align, which comparator scores a leaf). Values come
-through the door (intake.py), so the walk reads plain JSON and checks nothing. Array pairing
+through the door (intake.py), so the walk reads plain JSON and checks nothing, but for the
+sides the entry hands it unread, which it checks as it reads them (``Walk.read``,
+``Walk.read_expected``). Array pairing
 asks pair_scores.py and align.py for the pairs, then walks each pair.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
-from ..core.depth import SHALLOW
 from ..core.paths import ROOT, Where, display_path
 from ..core.values import (
     ARRAY,
@@ -26,7 +27,6 @@ from ..core.values import (
 from ..judge import UNASKED, BatchScores
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
-from ..reading.intake import Unread, plain_within
 from ..results.field_results import (
     HALLUCINATION,
     MATCH,
@@ -41,11 +41,11 @@ from . import generated_scorers as compiled
 from . import inline_leaves
 from .leaf_scoring import LeafScoring
 from .unpaired import one_sided, shape_mismatch
+from .unread_sides import UnreadSides
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
 # takes keywords and costs three times as much, and the walk makes one per field.
 _new = tuple.__new__
-_Value = TypeVar("_Value")  # a value of the actual side, handed back as it came (Walk.read)
 
 
 def walk(
@@ -66,7 +66,8 @@ def walk(
     they read of it only when it is what the door would pass (a value equal to and of the
     type of a plain expected value, an object they check key by key); whatever they hand to
     the general walk is checked first (``Walk.read``), and anything else raises ``Unread``,
-    for the caller to read ``actual`` through the door and walk it again."""
+    for the caller to read ``actual`` through the door and walk it again. (The expected side
+    may be read so only by a counted walk: ``walk_counted``.)"""
     judge = BatchScores(cfg.registry)
     found = Walk(cfg, judge, PairBudget(), tally, unread)
     found.run(expected, actual, schema)
@@ -91,12 +92,17 @@ def walk_counted(
     schema: SchemaNode | None,
     roots: Roots,
     unread: bool,
+    unread_expected: bool = False,
 ) -> WalkOutput:
     """``walk(..., tally=True)`` for a record no judge can score a field of (an Entry's
     ``countable`` records): no batch of scores is kept, and the root object's scorer is
     kept in ``roots`` by its keys (the record's node, flags and configuration are its
-    set's: ``root_scorer`` would find the same one)."""
-    found = Walk(cfg, UNASKED, PairBudget(), True, unread)
+    set's: ``root_scorer`` would find the same one). ``unread_expected``: ``expected``
+    did not come through the door either, and is checked as ``actual`` is (the tally
+    form's scorers check what they read of it, ``Walk.read_expected`` what they hand on);
+    a scorer is made only for keys that are strings (``generated_scorers._make``), so a
+    record whose keys find one has string keys."""
+    found = Walk(cfg, UNASKED, PairBudget(), True, unread, unread_expected)
     scorer = None
     if object_root(cfg, expected, actual):
         expected = cast(JsonObject, expected)
@@ -134,7 +140,7 @@ def root_scorer(
     return None
 
 
-class Walk(LeafScoring):
+class Walk(LeafScoring, UnreadSides):
     """One walk of one record; see :func:`walk`."""
 
     def __init__(
@@ -144,12 +150,15 @@ class Walk(LeafScoring):
         budget: PairBudget,
         tally: bool = False,
         unread: bool = False,
+        unread_expected: bool = False,
     ) -> None:
         self.cfg = cfg
         self.judge = judge
         self.budget = budget  # for walking candidate pairs (pair_budget.py)
         self.tally = tally  # generated scorers in tally form (see walk())
         self.unread = unread  # the actual side has not come through the door (see walk())
+        # nor has the expected side (walk_counted: only the tally form reads it so)
+        self.unread_expected = unread_expected
         self.out = WalkOutput()
         self.deferred = []  # the judge's placeholders (LeafScoring)
 
@@ -171,24 +180,10 @@ class Walk(LeafScoring):
             schema is None and self.cfg.leaf_depth != 0 and object_root(self.cfg, expected, actual)
         ):
             root = cast(JsonObject, actual)  # (object_root: both are objects)
-            self.obj(cast(JsonObject, expected), self.read(root, 0), ROOT, None, 0)
+            gold = cast(JsonObject, self.read_expected(expected, 0))
+            self.obj(gold, self.read(root, 0), ROOT, None, 0)
         else:
-            self.node(expected, self.read(actual, 0), ROOT, schema, 0)
-
-    def read(self, actual: _Value, depth: int) -> _Value:
-        """``actual``, a value of the actual side the general walk takes at ``depth``, as
-        it is when the door read that side; else it must be what the door passes as it is,
-        nested within the walk's room (``SHALLOW``), or ``Unread`` is raised (see walk()).
-        Depth 0 is the whole side: once it has passed, nothing of it is checked again."""
-        if self.unread and actual is not MISSING and not plain_within(actual, SHALLOW - depth):
-            raise Unread
-        self.unread = self.unread and depth > 0  # (the whole side passed: all of it plain)
-        return actual
-
-    def refuse(self) -> None:
-        """A value of an actual side not read through the door that the door refuses (a
-        float that is not finite): ``Unread``, so that the door names it (see walk())."""
-        raise Unread
+            self.node(self.read_expected(expected, 0), self.read(actual, 0), ROOT, schema, 0)
 
     # -- one node ---------------------------------------------------------------------------
 
