@@ -136,6 +136,9 @@ def _unread_gold(entry: Entry, expected_list: Sequence[object]) -> list[tuple[Js
     the depth ``UNREAD``, and their schema inferred from them as they are, within the
     walk's room. Whatever inference cannot take of them, the door reads (``Reread``)."""
     values = cast("list[JsonValue]", list(expected_list))
+    # gold the door would copy is most often all of a kind (numbers a dataframe made):
+    # the first record read by the door spares inference over all of them
+    entry.gold_read(values[0], 0)
     bound = SHALLOW - 1  # (a record's containers lie at most SHALLOW - 1 levels below it)
     try:
         schema = call_with_depth(SHALLOW, lambda: infer_node(values, entry.registry, bound=bound))

@@ -119,10 +119,13 @@ HOSTILE_GOLD: dict[str, dict[str, Any]] = {
 # answers that meet a hostile gold value where each path of the tally scorer takes it
 ANSWERS: dict[str, dict[str, Any]] = {
     "damaged": DAMAGED,
-    "the same": INVOICE,
-    # (equal infinities: the tally scorer's hit on a float must refuse them too)
-    "infinities": {**INVOICE, "total": float("inf"), "items": [{"sku": "a", "qty": float("inf")}]},
-    "an int enum": {**INVOICE, "items": [{"sku": "a", "qty": _Count.ONE}]},
+    # (equal infinities and equal int enums: the tally scorer's hit on a float must refuse
+    # the one, its check of a scalar's type the other)
+    "infinities and an int enum": {
+        **INVOICE,
+        "total": float("inf"),
+        "items": [{"sku": "a", "qty": float("inf")}, {"sku": "b", "qty": _Count.ONE}],
+    },
     "lacking every field": {"other": 1},
     "the gold record itself": {},  # (equal on every field: the hits alone must refuse)
 }
@@ -197,12 +200,13 @@ def _door_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_plain_gold_never_meets_the_door_and_scores_as_it_does_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Not vacuous: on, no gold record is read by the door; off, every one is."""
+    """Not vacuous: on, the door reads the first gold record alone (before inference);
+    off, it reads every one."""
     expected = [INVOICE] * 6
     actual = [DAMAGED, INVOICE] * 3
     seen = _door_reads(monkeypatch)
     read_in_walk = outcome(expected, actual)
-    assert not [side for side in seen if side.startswith("expected")]
+    assert [side for side in seen if side.startswith("expected")] == ["expected[0]"]
     seen.clear()
     with gold_read_by_the_door():
         door = outcome(expected, actual)
@@ -234,13 +238,13 @@ def test_the_first_error_is_the_one_the_door_meets_first() -> None:
     actual: list[Any] = [DAMAGED] * 6
     actual[1] = {**INVOICE, "total": float("nan")}
     read_in_walk, door = both_ways(expected, actual)
-    assert "set is not a JSON value" in door
+    assert "id: set in expected[5] is not a JSON value" in door
     assert read_in_walk == door
     # and an answer that cannot be read at all is an unscored record, its gold read all the
     # same: the error is the gold's
     actual[1] = "no JSON here"
     read_in_walk, door = both_ways(expected, actual)
-    assert "set is not a JSON value" in door
+    assert "id: set in expected[5] is not a JSON value" in door
     assert read_in_walk == door
 
 
@@ -281,7 +285,9 @@ def test_only_an_inferred_schema_reads_gold_in_the_walk(
     seen = _door_reads(monkeypatch)
     read_in_walk = outcome([INVOICE] * 4, [DAMAGED] * 4, **options)
     gold_reads = [side for side in seen if side.startswith("expected")]
-    assert gold_reads == ([f"expected[{i}]" for i in range(4)] if "schema" in options else [])
+    assert gold_reads == (
+        [f"expected[{i}]" for i in range(4)] if "schema" in options else ["expected[0]"]
+    )
     with gold_read_by_the_door():
         assert read_in_walk == outcome([INVOICE] * 4, [DAMAGED] * 4, **options)
 
@@ -303,3 +309,26 @@ def test_no_scorer_is_made_for_keys_that_are_not_strings() -> None:
     assert made[:2] == [None, None]
     assert made[2] is None  # (its first meeting: counted, not yet compiled)
     assert compiled.scorer_for(node, {"name": "ACME", "3": "x"}, ("v", "v", None), cfg, True)
+
+
+def test_a_first_record_the_door_copies_is_read_before_any_inference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gold whose numbers a dataframe made (numpy floats in every record): the first
+    record, read by the door before inference, sends the run to the door at once, and the
+    schema is inferred once, from what the door made."""
+    from pytest_jsonmatch.engine import match
+
+    inferred: list[int | None] = []
+    real = match.infer_node
+
+    def counted(values: Any, registry: Any, warn_mixed: bool = False, bound: Any = None) -> Any:
+        inferred.append(bound)
+        return real(values, registry, warn_mixed, bound)
+
+    monkeypatch.setattr(match, "infer_node", counted)
+    expected = [{**INVOICE, "total": np.float64(10.5)} for _ in range(4)]
+    read_in_walk = outcome(expected, [DAMAGED] * 4)
+    assert inferred == [None]
+    with gold_read_by_the_door():
+        assert read_in_walk == outcome(expected, [DAMAGED] * 4)

@@ -336,7 +336,8 @@ class _Converter:
         if isinstance(value, int):
             return int.__int__(value)
         raise ParseError(
-            f"{display_path(path)}: {kind.__name__} is not a JSON value ({value!r:.60})"
+            f"{display_path(path)}: {kind.__name__} in {self.side} is not a JSON value "
+            f"({value!r:.60})"
         )
 
     def finite(self, number: float, path: str) -> float:

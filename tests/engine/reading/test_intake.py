@@ -91,7 +91,7 @@ def test_nan_deep_in_actual_is_named_by_its_field_and_side_under_every_metric(me
 def test_a_python_object_deep_in_a_value_is_named_by_its_field_under_every_metric(metric):
     exc = raised(match_json, {"tags": {"a": [1, {2, 3}]}}, {"tags": {"a": [1, 2]}}, metric=metric)
     assert isinstance(exc, ParseError)
-    assert str(exc).startswith("tags.a[1]: set is not a JSON value")
+    assert str(exc).startswith("tags.a[1]: set in actual is not a JSON value")
 
 
 # -- values nothing compares are read too; values the options leave out are not ---------------
@@ -151,7 +151,7 @@ def test_a_nan_past_the_first_difference_of_a_whole_value_is_still_named(metric,
 def test_a_container_against_an_expected_scalar_is_read_for_non_json_values(metric):
     # json_similarity does not count the container's leaves; it must still not hide a set
     exc = raised(match_json, {"a": {"x": {1, 2}}}, {"a": "text"}, metric=metric)
-    assert str(exc).startswith("a.x: set is not a JSON value")
+    assert str(exc).startswith("a.x: set in actual is not a JSON value")
 
 
 def test_a_key_the_schema_does_not_know_is_read_for_non_json_values():
