@@ -185,9 +185,10 @@ def _scored(
     return entry.metric.name, tuple(records)
 
 
-# How many tallies wait to be counted: ``Counter.update`` counts a list in C, but a call
-# per record (26 tallies an invoice) cost more than the counting itself; a batch bounds
-# the memory they hold, whatever the number of records.
+# How many tallies wait to be counted: ``Counter.update`` counts a list in C, and a call
+# per record (26 tallies an invoice) adds the method's own steps to every record (its check
+# that a list is no Mapping: 4 M instructions over 2,000 invoices); a batch bounds the
+# memory they hold, whatever the number of records.
 PENDING = 1 << 16
 
 
