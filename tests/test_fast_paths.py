@@ -32,6 +32,7 @@ from pytest_jsonmatch.engine.schemas import conformance
 from pytest_jsonmatch.engine.walking import inline_leaves
 from pytest_jsonmatch.reporting.verdicts import field_counts
 from tests.helpers import fuzz_values as fv
+from tests.helpers.run_records import run_text
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
@@ -111,22 +112,6 @@ def switched(module: Any, name: str, on: Any) -> Iterator[None]:
         yield
     finally:
         setattr(module, name, before)
-
-
-def run_text(expected: list[Any], actual: list[Any], options: dict[str, Any]) -> str:
-    """Everything evaluate_records says, as exact text (or the error it raises)."""
-    try:
-        run = evaluate_records(expected, actual, "field_f1", **options)
-    except JsonMatchError as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return fv.exact_repr(
-        (
-            run.records,  # (a record's repr holds its fields, made when read)
-            {path: agg.to_dict() for path, agg in run.per_field.items()},
-            run.mean_score,
-            run.mean_f1,
-        )
-    )
 
 
 @st.composite

@@ -32,6 +32,7 @@ from pytest_jsonmatch.engine.results.field_results import aggregate_fields
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 from tests.helpers import fuzz_values as fv
+from tests.helpers.run_records import DAMAGED, INVOICE
 
 SETTINGS = settings(
     max_examples=60,
@@ -40,20 +41,6 @@ SETTINGS = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-INVOICE = {
-    "id": "A-1",
-    "vendor": {"name": "ACME", "city": "Lyon"},
-    "total": 10.5,
-    "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}],
-}
-DAMAGED = {
-    "id": "A-1",
-    "vendor": {"name": "ACNE"},
-    "total": 10,
-    "extra": 1,
-    "items": [{"sku": "b", "qty": 2}],
-}
 
 
 def made(record: Any) -> bool:

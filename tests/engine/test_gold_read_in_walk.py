@@ -22,24 +22,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_jsonmatch import evaluate_records
 from pytest_jsonmatch.engine import entry
-from pytest_jsonmatch.engine.core.errors import JsonMatchError
-from tests.helpers import fuzz_values as fv
-
-INVOICE = {
-    "id": "A-1",
-    "vendor": {"name": "ACME", "city": "Lyon"},
-    "total": 10.5,
-    "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}],
-}
-DAMAGED = {
-    "id": "A-1",
-    "vendor": {"name": "ACNE"},
-    "total": 10,
-    "extra": 1,
-    "items": [{"sku": "b", "qty": 2}],
-}
+from tests.helpers.run_records import DAMAGED, INVOICE, run_text
 
 
 class _Tag(str, enum.Enum):
@@ -142,19 +126,7 @@ def gold_read_by_the_door() -> Iterator[None]:
 
 
 def outcome(expected: list[Any], actual: list[Any], **options: Any) -> str:
-    """Everything evaluate_records says, as exact text (or the error it raises)."""
-    try:
-        run = evaluate_records(expected, actual, "field_f1", **options)
-    except JsonMatchError as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return fv.exact_repr(
-        (
-            run.records,  # (a record's repr holds its fields, made when read)
-            {path: agg.to_dict() for path, agg in run.per_field.items()},
-            run.mean_score,
-            run.mean_f1,
-        )
-    )
+    return run_text(expected, actual, options)
 
 
 def both_ways(expected: list[Any], actual: list[Any], **options: Any) -> tuple[str, str]:
