@@ -36,7 +36,6 @@ import invoices
 
 SECTION = "references"
 PAIR_TARGET = 0.20  # per pair: 5x faster than the reference
-COMMAND_TARGET = 0.33  # jsonmatch score, files read and report written: 3x faster
 RECORDS_TARGET = 0.20  # evaluate_records on records in memory: 5x faster
 SAME = 1e-9  # scores this close are the same score
 
@@ -150,11 +149,12 @@ def _row(
     mine: list[float],
     refs: list[float],
     pairs: int | None,
-    target: float,
+    target: float | None,
     note: str,
 ) -> Any:
     """A measured row: the median times (per pair when the timings are of ``pairs`` pairs,
-    else of the whole dataset), the median of the per-run ratios, and their spread."""
+    else of the whole dataset), the median of the per-run ratios, and their spread; INFO
+    where there is no ``target``."""
     ratios = [m / r for m, r in zip(mine, refs)]
     ratio = statistics.median(ratios)
     runs = f"{len(ratios)} run{'s' if len(ratios) > 1 else ''}"
@@ -170,8 +170,8 @@ def _row(
         baseline,
         statistics.median(refs) / per,
         ratio,
-        f"<= {target:.2f}x",
-        "PASS" if ratio <= target else "MISS",
+        f"<= {target:.2f}x" if target is not None else "-",
+        ("PASS" if ratio <= target else "MISS") if target is not None else "INFO",
         len(ratios),
         note,
     )
@@ -406,12 +406,22 @@ def _command_mean(gold: Path, pred: Path, options: list[str]) -> float:
 def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
     n, runs = args.ref_records, args.ref_runs
     what = f"{n:,} invoices"
+    # The command's rows call its main() here, with one job: the path's own cost, beside
+    # evaluate_records'. (-j auto would be one job here anyway: numpy's BLAS threads make this
+    # process one that does not fork, and its inputs are too small to spawn workers for.)
+    # Issue 78's cell for the command, a whole process with -j auto as a user runs it, is the
+    # startup section's (command_startup.py); these rows are INFO.
     cases = [  # (case, what ours is, alignment)
-        (f"jsonmatch score, {what}", "command", None),
-        (f"jsonmatch score --format json -o FILE, {what}", "command-json", None),
-        (f"jsonmatch score --option align=hungarian, {what}", "command", "hungarian"),
+        (f"jsonmatch score -j 1 (in process), {what}", "command", None),
+        (f"jsonmatch score -j 1 --format json -o FILE (in process), {what}", "command-json", None),
         (
-            f"jsonmatch score --format json -o FILE --option align=hungarian, {what}",
+            f"jsonmatch score -j 1 --option align=hungarian (in process), {what}",
+            "command",
+            "hungarian",
+        ),
+        (
+            f"jsonmatch score -j 1 --format json -o FILE --option align=hungarian "
+            f"(in process), {what}",
             "command-json",
             "hungarian",
         ),
@@ -455,7 +465,7 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
                     if kind == "command-json"
                     else ["-o", os.devnull]
                 )
-                argv = ["score", str(gold_path), str(pred_path), *extra, *out]
+                argv = ["score", str(gold_path), str(pred_path), "-j", "1", *extra, *out]
 
                 def ours(argv: list[str] = argv) -> None:
                     if main(argv) == 2:
@@ -479,7 +489,7 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
                     f"records are in memory, its schema inferred and annotated "
                     f"beforehand, not timed"
                 )
-                target = COMMAND_TARGET
+                target = None
             else:
 
                 def ours(options: dict = options) -> None:
