@@ -11,15 +11,11 @@ never silently rescored; configurations whose fields something rewrites (a judge
 
 from __future__ import annotations
 
-import collections
 import copy
-import dataclasses
-import enum
 import pickle
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,7 +28,7 @@ from pytest_jsonmatch.engine.results.field_results import aggregate_fields
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 from tests.helpers import fuzz_values as fv
-from tests.helpers.run_records import DAMAGED, INVOICE
+from tests.helpers.run_records import DAMAGED, INVOICE, NOT_PLAIN_JSON, Count, Tag
 
 SETTINGS = settings(
     max_examples=60,
@@ -251,27 +247,6 @@ def test_only_a_comparator_that_scores_by_equality_skips_unequal_values() -> Non
     assert run.records == full
 
 
-def _nested(levels: int) -> Any:
-    value: Any = 1
-    for _ in range(levels):
-        value = [value]
-    return value
-
-
-class _Tag(str, enum.Enum):
-    A = "a"
-
-
-class _Count(enum.IntEnum):
-    ONE = 1
-
-
-@dataclasses.dataclass
-class _Item:
-    sku: str
-    qty: int
-
-
 def _holding_itself() -> dict[str, Any]:
     value: dict[str, Any] = {}
     value["again"] = value
@@ -280,43 +255,26 @@ def _holding_itself() -> dict[str, Any]:
 
 # Actual records the door reads or refuses, each where the walk meets it: read without the
 # door, a record must come out as the door makes it (the same scores, fields and tables, or
-# the same error, word for word).
+# the same error, word for word). NOT_PLAIN_JSON holds those the gold side meets too.
 HOSTILE = {
-    "NaN where a number is expected": {**INVOICE, "total": float("nan")},
-    "an infinity where an integer is expected": {
-        **INVOICE,
-        "items": [{"sku": "a", "qty": float("inf")}, INVOICE["items"][1]],
-    },
-    "NaN in a field expected lacks": {**INVOICE, "extra": [1, float("nan")]},
+    **NOT_PLAIN_JSON,
     "NaN in an object expected lacks": {**INVOICE, "extra": {"deep": {"x": float("-inf")}}},
-    "a key that is not a string": {**INVOICE, "vendor": {"name": "ACME", 3: "x"}},
     "a key that is not a string, in place of a known one": {
         **INVOICE,
         "vendor": {"name": "ACME", 7: "Lyon"},
     },
-    "a tuple for an array": {**INVOICE, "items": tuple(INVOICE["items"])},
     "a str enum for a string": {
         **INVOICE,
-        "items": [{"sku": _Tag.A, "qty": 1}, INVOICE["items"][1]],
+        "items": [{"sku": Tag.A, "qty": 1}, INVOICE["items"][1]],
     },
     "an int enum for an integer": {
         **INVOICE,
-        "items": [{"sku": "a", "qty": _Count.ONE}, INVOICE["items"][1]],
+        "items": [{"sku": "a", "qty": Count.ONE}, INVOICE["items"][1]],
     },
-    "a numpy float for a float": {**INVOICE, "total": np.float64(10.5)},
-    "a set": {**INVOICE, "id": {1}},
     "a value that holds itself, where expected has nothing": {
         **INVOICE,
         "extra": _holding_itself(),
     },
-    "a value nested deeper than the stack holds": {**INVOICE, "extra": _nested(3_000)},
-    "a value nested just beyond the walk's room": {**INVOICE, "extra": _nested(70)},
-    "a mapping that is not a dict": {
-        **INVOICE,
-        "vendor": collections.OrderedDict(name="ACME", city="Lyon"),
-    },
-    "a dataclass for an element": {**INVOICE, "items": [_Item("a", 1), INVOICE["items"][1]]},
-    "an extra element holding NaN": {**INVOICE, "items": [*INVOICE["items"], [float("nan")]]},
 }
 
 

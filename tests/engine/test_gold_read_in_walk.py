@@ -12,10 +12,7 @@ neither hangs inference nor reaches past the walk's room.
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import dataclasses
-import enum
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,32 +20,11 @@ import numpy as np
 import pytest
 
 from pytest_jsonmatch.engine import entry
-from tests.helpers.run_records import DAMAGED, INVOICE, run_text
-
-
-class _Tag(str, enum.Enum):
-    A = "a"
-
-
-class _Count(enum.IntEnum):
-    ONE = 1
+from tests.helpers.run_records import DAMAGED, INVOICE, NOT_PLAIN_JSON, Count, Tag, run_text
 
 
 class _Key(str):
     """A key of a str subclass: the door makes it a plain string."""
-
-
-@dataclasses.dataclass
-class _Item:
-    sku: str
-    qty: int
-
-
-def _nested(levels: int) -> Any:
-    value: Any = 1
-    for _ in range(levels):
-        value = [value]
-    return value
 
 
 def _object_nested(levels: int) -> Any:
@@ -73,31 +49,14 @@ def _list_holding_itself() -> list[Any]:
 # Gold records the door copies or refuses, each where the walk meets it (or inference
 # does, before it); the answer beside each is the damaged one, or the one named.
 HOSTILE_GOLD: dict[str, dict[str, Any]] = {
-    "NaN where a number is expected": {**INVOICE, "total": float("nan")},
-    "an infinity in an element": {
-        **INVOICE,
-        "items": [{"sku": "a", "qty": float("inf")}, INVOICE["items"][1]],
-    },
-    "NaN in a field only this record has": {**INVOICE, "extra": [1, float("nan")]},
-    "a key that is not a string": {**INVOICE, "vendor": {"name": "ACME", 3: "x"}},
+    **NOT_PLAIN_JSON,
     "a key of a str subclass": {**INVOICE, "vendor": {_Key("name"): "ACME", "city": "Lyon"}},
-    "a tuple for an array": {**INVOICE, "items": tuple(INVOICE["items"])},
-    "a str enum for a string": {**INVOICE, "items": [{"sku": _Tag.A, "qty": 1}]},
-    "an int enum for an integer": {**INVOICE, "items": [{"sku": "a", "qty": _Count.ONE}]},
-    "a numpy float for a float": {**INVOICE, "total": np.float64(10.5)},
-    "a set": {**INVOICE, "id": {1}},
+    "a str enum for a string": {**INVOICE, "items": [{"sku": Tag.A, "qty": 1}]},
+    "an int enum for an integer": {**INVOICE, "items": [{"sku": "a", "qty": Count.ONE}]},
     "bytes": {**INVOICE, "id": b"A-1"},
     "an object that holds itself": {**INVOICE, "vendor": _dict_holding_itself()},
     "an array that holds itself": {**INVOICE, "extra": _list_holding_itself()},
-    "a value nested deeper than the stack holds": {**INVOICE, "extra": _nested(3_000)},
-    "a value nested just beyond the walk's room": {**INVOICE, "extra": _nested(70)},
     "objects nested beyond the walk's room": {**INVOICE, "extra": _object_nested(70)},
-    "a mapping that is not a dict": {
-        **INVOICE,
-        "vendor": collections.OrderedDict(name="ACME", city="Lyon"),
-    },
-    "a dataclass for an element": {**INVOICE, "items": [_Item("a", 1), INVOICE["items"][1]]},
-    "an extra element holding NaN": {**INVOICE, "items": [*INVOICE["items"], [float("nan")]]},
 }
 
 # answers that meet a hostile gold value where each path of the tally scorer takes it
@@ -108,7 +67,7 @@ ANSWERS: dict[str, dict[str, Any]] = {
     "infinities and an int enum": {
         **INVOICE,
         "total": float("inf"),
-        "items": [{"sku": "a", "qty": float("inf")}, {"sku": "b", "qty": _Count.ONE}],
+        "items": [{"sku": "a", "qty": float("inf")}, {"sku": "b", "qty": Count.ONE}],
     },
     "lacking every field": {"other": 1},
     "the gold record itself": {},  # (equal on every field: the hits alone must refuse)
