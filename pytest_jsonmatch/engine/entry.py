@@ -199,13 +199,14 @@ class Entry:
         depth_e: int,
         parsed: object,
         cut: Truncation | None,
-        side: str,
+        side: str | None,
         index: int = 0,
         counting: list[Tally] | None = None,
     ) -> MatchResult:
         """One record scored by its route (module docstring): ``parsed`` is the answer as
-        parse_actual reads it, not yet through the door, ``side`` its name in errors and
-        ``index`` its place among the records; ``depth_e`` is the gold record's, or
+        parse_actual reads it, not yet through the door, ``side`` its name in errors (None:
+        ``actual[index]``, named only if an error needs it) and ``index`` its place among
+        the records; ``depth_e`` is the gold record's, or
         ``UNREAD`` (``reads_gold``). With ``counting``, a record scored
         from tallies adds them to it, as they are (``as_tallies``), for the caller to count
         (``Pending``); the caller adds the others' fields."""
@@ -219,7 +220,7 @@ class Entry:
                 pass
         if depth_e == UNREAD:
             expected, depth_e = self.gold_read(expected, index)
-        actual, depth_a = _read(parsed, side, self.cfg)
+        actual, depth_a = _read(parsed, f"actual[{index}]" if side is None else side, self.cfg)
         if self.metric.target is not None:
             expected, actual = self.metric.target(expected, actual, self.options)
         depth = max(depth_e, depth_a)

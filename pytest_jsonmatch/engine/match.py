@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import cast
 
+from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, ParseError
 from .core.gc_pause import collector_paused
@@ -164,15 +165,19 @@ def _scored(
     counting = pending if tallies is not None and entry.countable else None
     records: list[MatchResult] = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
-        side = f"actual[{i}]"
-        try:
-            parsed, cut = entry.parse_actual(actual, side)
-        except ParseError as exc:  # the answer, unread: an error record, as jsonmatch
-            if depth_e == UNREAD:  # (its gold record read all the same, as the door does)
-                entry.gold_read(e, i)
-            records.append(MatchResult.unscored(entry.metric.name, str(exc)))  # score gives
-            continue
-        result = entry.scored(e, depth_e, parsed, cut, side, i, counting)
+        parsed: object
+        cut: Truncation | None
+        if type(actual) is dict:  # (what parse_actual makes of one: itself, whole)
+            parsed, cut = actual, None
+        else:
+            try:
+                parsed, cut = entry.parse_actual(actual, f"actual[{i}]")
+            except ParseError as exc:  # the answer, unread: an error record, as jsonmatch
+                if depth_e == UNREAD:  # (its gold record read all the same, as the door does)
+                    entry.gold_read(e, i)
+                records.append(MatchResult.unscored(entry.metric.name, str(exc)))  # score
+                continue
+        result = entry.scored(e, depth_e, parsed, cut, None, i, counting)
         if tallies is not None:
             if counting is None or cut is not None:
                 entry.tallied(result, pending)  # (a record not scored from counts)

@@ -410,3 +410,28 @@ def test_tallies_counted_a_batch_at_a_time_keep_the_records_order(
     assert list(again.per_field) == list(run.per_field)
     assert fv.exact_repr(again.per_field) == fv.exact_repr(run.per_field)
     assert sum(whole.values()) == sum(len(r.fields) for r in run.records)
+
+
+def test_a_runs_tallies_are_one_object_per_value_and_count_the_same_past_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``field_results.tally`` makes one object per (field path, status, score): the first
+    records' tallies (the general walk's, before their shapes' scorers are compiled) and the
+    scorers' constants are the same objects, so the run's Counter finds each by identity.
+    Past ``MAX_CANONICAL`` a tally is made as it is, and the counts are the same."""
+    from pytest_jsonmatch.engine import match
+    from pytest_jsonmatch.engine.results import field_results
+
+    expected = [INVOICE, DAMAGED] * (compiled.MIN_SIGHTINGS * 4)
+    actual = [DAMAGED, INVOICE] * (compiled.MIN_SIGHTINGS * 4)
+    counted = match.count_records(expected, actual, "field_f1")[2]
+    assert counted and [k for k in counted if field_results.tally(*k) is not k] == []
+    made = field_results.tally("a.b", "match", 1.0)
+    assert field_results.tally("a.b", "match", 1.0) is made
+
+    monkeypatch.setattr(field_results, "_CANONICAL", {})
+    monkeypatch.setattr(field_results, "MAX_CANONICAL", 0)
+    unkept = field_results.tally("a.b", "match", 1.0)
+    assert unkept == made and unkept is not field_results.tally("a.b", "match", 1.0)
+    again = match.count_records(expected, actual, "field_f1")[2]
+    assert list(again.items()) == list(counted.items())

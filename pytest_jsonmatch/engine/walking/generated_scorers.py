@@ -20,9 +20,10 @@ Each structure has two forms. The *full* form appends a FieldResult per field. T
 form (a walk with ``tally`` set, for :func:`~pytest_jsonmatch.engine.match.evaluate_records`)
 appends for each leaf it scores itself only a *tally*: what a record's score and the
 per-field tables read of a FieldResult, (field path, status, score), its status and score
-in a FieldResult's slots (``field_results.tally``). The field paths are constants of the function (a tally scorer
-is made per node, shape *and* field path), so a field that matches appends a tally made
-once. What it hands to the general walk still becomes FieldResults.
+in a FieldResult's slots (``field_results.tally``). The field paths are constants of the
+function (a tally scorer is made per node, shape *and* field path), so a field that matches
+appends a tally made once, the one object ``field_results.tally`` gives for that value.
+What it hands to the general walk still becomes FieldResults.
 The record's FieldResults are made by walking it again in full form, when asked for
 (results/field_results.py, ``MatchResult.fields``).
 
@@ -575,7 +576,7 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str, count_extras:
     return lines + [
         "        else:",
         f"            s = score{i}(walk.read_expected(v{i}, below), walk.read(o, below))",
-        f"            append((fp{i}, MATCH if s >= 1.0 else MISMATCH, s))  # a tally",
+        f"            append(tally(fp{i}, MATCH if s >= 1.0 else MISMATCH, s))",
     ]
 
 
