@@ -37,7 +37,8 @@ def _wait_for(check, within: float) -> bool:
     return check()
 
 
-def test_ctrl_c_ends_a_judged_run_at_once_and_leaves_no_request_running(pytester):
+def test_ctrl_c_ends_a_judged_run_at_once_and_leaves_no_request_running(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONFAULTHANDLER", "1")  # (a run that hangs shows where: below)
     srv = JudgeServer()
     srv.delay = DELAY_S
     write(
@@ -70,7 +71,13 @@ def test_ctrl_c_ends_a_judged_run_at_once_and_leaves_no_request_running(pytester
             assert _wait_for(lambda: srv.calls.now >= 4, 60), srv.calls.now
             sent = time.monotonic()
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=60)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # where it hangs: every thread's stack, printed
+                proc.send_signal(signal.SIGABRT)  # by the fault handler (PYTHONFAULTHANDLER)
+                proc.wait(30)
+                reader.join(10)
+                pytest.fail("the run did not end within 60 s of Ctrl-C:\n" + "".join(lines))
             took = time.monotonic() - sent
             reader.join(10)
         finally:
