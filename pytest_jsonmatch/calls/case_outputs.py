@@ -20,7 +20,7 @@ from .live_calls import LiveCalls
 from .produced import OutputSource, Produced
 from .recordings import Recording, RecordMode
 from .runner import Done
-from .stable_form import NO_SCRUB, Scrub, stable_form
+from .stable_form import NO_SCRUB, AgentKind, Scrub, stable_form
 
 
 class Outputs:
@@ -113,13 +113,14 @@ class Outputs:
         except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
             return Produced(error=exc, source=source)
 
-    def live_form(self, output: object, case_id: str) -> Produced:
+    def live_form(self, output: object, case: GoldenCase) -> Produced:
         """A live call's output as its test will score it: under a record mode, the stable
         form it is recorded in, what ``scrub`` replaced left out; under ``off``, as it is."""
         if self.record == "off":
             return Produced(output=output, source="live")
-        form = recordings.recorded_form(output, case_id, self.scrub)
-        return Produced(output=form, source="live", ignored=self.scrub.ignored(form))
+        agent = agent_kind(case)
+        form = recordings.recorded_form(output, case.id, self.scrub, agent)
+        return Produced(output=form, source="live", ignored=self.scrub.ignored(form, agent))
 
     def _from_target(
         self, case: GoldenCase, key: Hashable, repeat: int, runs: int, target: str
@@ -133,12 +134,12 @@ class Outputs:
         changed = self.stale(case, existing, target) if existing is not None else []
         if existing is not None and not changed and self.record != "all":
             # (a recording made before ids were renamed replays in the stable form too)
-            output = stable_form(existing.output, self.scrub)
+            output = stable_form(existing.output, self.scrub, agent_kind(case))
             return Produced(
                 output=output,
                 source="replayed",
                 call=existing.call,
-                ignored=self.scrub.ignored(output),
+                ignored=self.scrub.ignored(output, agent_kind(case)),
             )
         if self.record == "none":
             raise _no_replay(recordings.relative(path, self.root), existing, changed)
@@ -164,7 +165,7 @@ class Outputs:
             fingerprint = self.fingerprint(target)
             if fingerprint is not None and done.reads:  # what it read, held to as it was
                 fingerprint = fingerprint.with_reads(data_files(set(done.reads), self.root))
-            output = recordings.recorded_form(done.value, case.id, self.scrub)
+            output = recordings.recorded_form(done.value, case.id, self.scrub, agent_kind(case))
             wrote = recordings.write_recording(
                 path,
                 case.id,
@@ -189,7 +190,7 @@ class Outputs:
             source="live",
             call=done.figures,
             recording="" if not wrote else "stale" if existing is not None else "recorded",
-            ignored=self.scrub.ignored(output),
+            ignored=self.scrub.ignored(output, agent_kind(case)),
         )
 
     def _existing(self, path: Path) -> Recording | None:
@@ -254,3 +255,11 @@ def _no_replay(shown: str, existing: Recording | None, changed: list[str]) -> Ca
         f"since it was recorded): re-record it with "
         f"--jsonmatch-record=once"
     )
+
+
+def agent_kind(case: GoldenCase) -> AgentKind:
+    """What ``case``'s output is, for what a scrub reaches in it: an agent's whole run, one
+    reply, or (None) a plain target's JSON."""
+    if case.agent is None:
+        return None
+    return "run" if case.agent.is_run else "reply"

@@ -38,7 +38,7 @@ from ..engine.reading.user_files import MAX_FILE_BYTES
 
 if TYPE_CHECKING:  # the settings' modes load with every session; replaying, when it replays
     from .call_figures import CallFigures
-    from .stable_form import Scrub
+    from .stable_form import AgentKind, Scrub
 
 RecordMode = Literal["off", "once", "none", "all"]
 MODES: tuple[RecordMode, ...] = ("off", "once", "none", "all")
@@ -216,13 +216,14 @@ def write_recording(
     return True
 
 
-def recorded_form(output: object, case_id: str, scrub: Scrub) -> object:
+def recorded_form(output: object, case_id: str, scrub: Scrub, agent: AgentKind = None) -> object:
     """What a recording of ``output`` holds: the JSON it is read as, in its stable form
-    (stable_form.py: tool-call ids renamed, the values ``scrub`` names replaced), so that a
-    re-record whose only changes are volatile values writes the same bytes."""
+    (stable_form.py: tool-call ids renamed, the values ``scrub`` names replaced, in an
+    ``agent``'s answer too), so that a re-record whose only changes are volatile values
+    writes the same bytes."""
     from .stable_form import stable_form
 
-    return stable_form(_held_to_the_door(output, case_id), scrub)
+    return stable_form(_held_to_the_door(output, case_id), scrub, agent)
 
 
 def _held_to_the_door(output: object, case_id: str) -> object:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
+from typing import Literal
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import MASK_SECONDS, MaskPattern
@@ -31,6 +32,8 @@ from ..engine.core.paths import PathPattern, index_segment, key_segment
 from ..engine.core.slotted import HashedSlotted
 
 PLACEHOLDER = "<scrubbed>"  # what a scrubbed value is recorded (and scored) as
+# an agent's output: its whole run, or one reply; None: a plain target's
+AgentKind = Literal["run", "reply"] | None
 
 # (the ``type`` an object has, or None for any; the keys that hold a call's id in it)
 _ID_KEYS: tuple[tuple[str | None, str], ...] = (
@@ -97,18 +100,29 @@ class Scrub(HashedSlotted):
         """The patterns as the setting spells them."""
         return [p.text for p in self.paths] + [f"/{t.pattern}/" for t in self.texts]
 
-    def ignored(self, output: object) -> tuple[str, ...]:
+    def ignored(self, output: object, agent: AgentKind = None) -> tuple[str, ...]:
         """What a comparison of ``output`` (in its stable form) leaves out, as ``ignore``
         patterns: each scrub path as given, and where a ``/REGEX/`` is given, the place of
         each value it replaced whole (a text output holding JSON is read for them), its
         indices any index (``lines[].at``: one pattern per field, however many elements).
         A value a pattern replaced in part stays a text to compare. Empty when nothing is
-        scrubbed: the values recorded are then scored as they are."""
+        scrubbed: the values recorded are then scored as they are. An ``agent``'s output
+        (``"run"`` or ``"reply"``) is read for them where its comparison reads fields: its
+        answer's JSON (at the answer's paths) and its end state (under ``state.``)."""
         named = [p.text for p in self.paths] if isinstance(output, (dict, list)) else []
-        if self.texts:
+        if not self.texts:
+            return tuple(named)
+        if agent is None:
             if isinstance(output, str):
                 output = _json_or_none(output)
-            named += _placeholder_fields(output, self)
+            return (*named, *_placeholder_fields(output, self))
+        from .answer_scrub import answer_paths, answer_text
+
+        if agent == "run" and isinstance(output, dict) and output.get("state") is not None:
+            named += _placeholder_fields({"state": output["state"]}, self)
+        answer = answer_text(output, agent == "run")
+        if answer is not None:
+            named += _placeholder_fields(answer.value, Scrub(answer_paths(self.paths, output)))
         return tuple(named)
 
     def hits(self, path: str) -> bool:
@@ -189,10 +203,12 @@ def _instance_path(link: _Link) -> str:
     return path
 
 
-def stable_form(output: object, scrub: Scrub = NO_SCRUB) -> object:
+def stable_form(output: object, scrub: Scrub = NO_SCRUB, agent: AgentKind = None) -> object:
     """``output`` (plain JSON, as read at the door) with its tool-call ids renamed in order
     of appearance and the values ``scrub`` names replaced; text stays text (a regular
-    expression applies to it). A new value: ``output`` is not changed."""
+    expression applies to it). An ``agent``'s output (``"run"`` or ``"reply"``) has the
+    paths that name its answer's fields applied to the JSON its answer writes as text too
+    (answer_scrub.py). A new value: ``output`` is not changed."""
     if isinstance(output, str):
         return scrub.text(output)
     names: dict[str, str] = {}
@@ -202,7 +218,17 @@ def stable_form(output: object, scrub: Scrub = NO_SCRUB) -> object:
             names[raw] = f"call_{len(names) + 1}"
         return names[raw]
 
-    return _rebuilt(output, lambda mapping: _ids_renamed(mapping, renamed), scrub)
+    form = _rebuilt(output, lambda mapping: _ids_renamed(mapping, renamed), scrub)
+    if agent is not None and scrub.paths:
+        from .answer_scrub import answer_paths, answer_text
+
+        answer = answer_text(form, agent == "run")
+        paths = answer_paths(scrub.paths, form) if answer is not None else ()
+        if answer is not None and paths:
+            scrubbed = _rebuilt(answer.value, lambda mapping: mapping, Scrub(paths))
+            if scrubbed != answer.value:
+                answer.write(scrubbed)
+    return form
 
 
 def _ids_renamed(mapping: dict[str, object], renamed: Callable[[str], str]) -> dict[str, object]:

@@ -16,6 +16,7 @@ from ..cases.agent_expectations import AgentExpectations
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import (
     ComparatorError,
+    ConfigError,
     JsonMatchError,
     ParseError,
     TruncatedError,
@@ -23,7 +24,7 @@ from ..engine.core.errors import (
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
-from ..engine.results.field_results import MatchResult
+from ..engine.results.field_results import SKIPPED, MatchResult
 from ..reporting.render.failure_message import format_failure
 from .channel import Channel, Defaults, current
 from .outcome import Outcome
@@ -179,6 +180,7 @@ def compare_and_send(
                 result = match_json(produced.output, expected, metric=name, **merged)
             else:
                 result = agent.scored(produced.output, expected, name, merged)
+        _compares_something(result, merged, produced, case)
         call = produced.call
         if call is not None and call.cut_off and merged.get("truncated", "error") == "error":
             raise call.cut_error()  # the model says it stopped at its limit: a cut answer
@@ -230,6 +232,30 @@ def _send_scored(
     )
     if batch is not None:
         raise batch
+
+
+def _compares_something(
+    result: MatchResult, options: Mapping[str, object], produced: Produced, case: str | None
+) -> None:
+    """ConfigError where ``ignore`` (or what the record setting scrubbed) left every field of
+    the comparison out: it compared nothing, and a comparison of nothing must not pass in
+    silence. Named: the case (where it is one) and the patterns."""
+    if not result.fields or any(row.status != SKIPPED for row in result.fields):
+        return
+    given = options.get("ignore")  # (the scrubbed fields were added at its end)
+    named = [given] if isinstance(given, str) else list(given) if isinstance(given, list) else []
+    if produced.ignored and tuple(named[-len(produced.ignored) :]) == produced.ignored:
+        named = named[: -len(produced.ignored)]
+    why = [f"ignore {', '.join(map(repr, named))}"] if named else []
+    if produced.ignored:
+        why.append(f"the record setting's scrub ({', '.join(map(repr, produced.ignored))})")
+    if not why:
+        return  # (rows skipped by another rule, a field's own skip: said where they are)
+    raise ConfigError(
+        f"{'case ' + repr(case) + ': ' if case else ''}{' and '.join(why)} left every field "
+        f"out of the comparison ({len(result.fields)} skipped): it compares nothing, so it "
+        "cannot pass; narrow the pattern, or give the fields it must compare"
+    )
 
 
 def scrubbed_ignored(

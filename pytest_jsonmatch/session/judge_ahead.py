@@ -146,7 +146,7 @@ class JudgeAhead:
         tab = REGISTRY.judge_tab(case=case_id)
         try:
             if given is not None:  # (in the form its test scores: recorded, scrubbed)
-                produced = self.outputs.live_form(given[0], case.id)
+                produced = self.outputs.live_form(given[0], case)
             else:
                 produced = self.outputs.produce(case, None, repeat, runs, target)
                 if produced.error is not None:

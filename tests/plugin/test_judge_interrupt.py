@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 import subprocess
 import threading
 import time
@@ -58,7 +59,7 @@ def test_ctrl_c_ends_a_judged_run_at_once_and_leaves_no_request_running(pytester
     write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
     with serving(srv):
         proc = pytester.popen(
-            ["python", "-m", "pytest", *ARGS, "-v", "cases"],
+            [sys.executable, "-m", "pytest", *ARGS, "-v", "cases"],
             stdin=None,
             stderr=subprocess.STDOUT,
         )
