@@ -16,7 +16,6 @@ out (stable_form.py's ``Scrub.ignored``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from ..engine.core.errors import JsonMatchError
@@ -39,7 +38,9 @@ class AnswerText:
     def write(self, value: object) -> None:
         """Write ``value`` as the answer's text: its JSON in the first piece, the others
         emptied (their texts are joined with line breaks into the answer)."""
-        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        from .recordings import deep_dumps
+
+        text = deep_dumps(value, ensure_ascii=False, separators=(", ", ": "))
         for index, (holder, key) in enumerate(self.holders):
             holder[key] = text if index == 0 else ""
 

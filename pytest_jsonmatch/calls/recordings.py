@@ -29,7 +29,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 from ..engine.core.errors import CaseFileError, JsonMatchError
@@ -244,7 +244,7 @@ def _recording_text(record: dict[str, object], case_id: str) -> str:
     MAX_RECORDING_BYTES (the limit :func:`read_recording` reads to) now rather than when
     the next run cannot read it."""
     try:
-        text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
+        text = deep_dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise CaseFileError(
             f"cannot record the output of case {case_id!r}: {exc} (a target "
@@ -260,6 +260,19 @@ def _recording_text(record: dict[str, object], case_id: str) -> str:
             f"target's output smaller, or run without recording (--jsonmatch-record=off)"
         )
     return text
+
+
+def deep_dumps(value: object, **options: Any) -> str:
+    """``json.dumps(value, **options)`` at any depth the door takes: the standard writer
+    recurses once per level, so a value nested past the caller's stack (a model's answer
+    may nest 2,000 levels) is written again in a thread with room for it."""
+    try:
+        return json.dumps(value, **options)
+    except RecursionError:
+        from ..engine.core.depth import call_with_depth
+        from ..engine.reading.intake import MAX_DEPTH
+
+        return call_with_depth(MAX_DEPTH + 8, lambda: json.dumps(value, **options))
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

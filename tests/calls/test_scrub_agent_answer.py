@@ -186,3 +186,38 @@ def test_a_scrub_that_leaves_out_every_field_fails_naming_the_case_and_the_scrub
     assert str(caught.value).startswith(
         "case 'c.yaml::one': the record setting's scrub ('**') left every field out"
     )
+
+
+# -- a hostile model's depth ------------------------------------------------------------------
+
+
+def _nested(depth: int, leaf: dict[str, object]) -> dict[str, object]:
+    value: dict[str, object] = leaf
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def _deep_text(depth: int) -> str:
+    return "{" + '"a": {' * depth + '"request_id": "req-1"' + "}" * (depth + 1)
+
+
+def test_an_answer_nested_as_deep_as_the_door_takes_is_scrubbed_and_recorded():
+    """1,900 levels (the door takes 2,000): the standard writer and == recurse past the
+    caller's stack; they were a RecursionError from inside the recording."""
+    run = {"messages": _openai(_deep_text(1_900)), "state": None}
+    form = stable_form(run, Scrub.parse("**.request_id", "s"), "run")
+    assert form["messages"][-1]["content"].endswith(f'"request_id": "{PLACEHOLDER}"' + "}" * 1_901)
+    assert stable_form(form, Scrub.parse("**.request_id", "s"), "run") == form
+
+
+def test_a_plain_output_nested_as_deep_as_the_door_takes_is_recorded(tmp_path):
+    case = GoldenCase(
+        id="deep", path=tmp_path / "d.jsonmatch.yaml", line=1, input={}, expected={}, source="input"
+    )
+    settings = RecordSettings.parse([("once", "jsonmatch_record")])
+    calls = LiveCalls(settings=CallSettings(), target=lambda c, a: _nested(1_900, {"x": 1}))
+    produced = Outputs(record=settings, root=tmp_path, calls=calls).produce(case, "k")
+    assert produced.error is None and produced.recording == "recorded"
+    [recording] = (tmp_path / "__recordings__").rglob("*.json")
+    assert recording.read_text().count('"a"') == 1_900
