@@ -148,7 +148,11 @@ def read_recording(path: Path) -> Recording | None:
         text = read_regular_text(
             path, "the recording", CaseFileError, MAX_RECORDING_BYTES, follow_links=False
         )
-        data = json.loads(text)
+        from ..engine.reading.deep_json import read_whole
+
+        data = read_whole(text, "the recording")  # (at any depth the door takes)
+        if not isinstance(data, dict):
+            raise ValueError(f"not a recording (a JSON {type(data).__name__})")
         # text of several lines is kept as a list of its lines, readable in a diff
         output = "\n".join(data["output_lines"]) if "output_lines" in data else data["output"]
         return Recording(
@@ -159,8 +163,7 @@ def read_recording(path: Path) -> Recording | None:
             fingerprint=data.get("fingerprint"),
             target=str(data.get("target", "")),
         )
-    except (CaseFileError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
-        # RecursionError: json.loads of a recording nested past the interpreter's stack
+    except (JsonMatchError, ValueError, KeyError, TypeError, OSError) as exc:
         raise CaseFileError(
             f"the recording {path} cannot be read ({exc}); delete it or "
             f"re-record with --jsonmatch-record=all"

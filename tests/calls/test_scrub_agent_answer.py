@@ -203,8 +203,8 @@ def _deep_text(depth: int) -> str:
 
 
 def test_an_answer_nested_as_deep_as_the_door_takes_is_scrubbed_and_recorded():
-    """1,900 levels (the door takes 2,000): the standard writer and == recurse past the
-    caller's stack; they were a RecursionError from inside the recording."""
+    """1,900 levels (the door takes 2,000): the standard writer, reader and == recurse past
+    the caller's stack; they were a RecursionError from inside the recording."""
     run = {"messages": _openai(_deep_text(1_900)), "state": None}
     form = stable_form(run, Scrub.parse("**.request_id", "s"), "run")
     assert form["messages"][-1]["content"].endswith(f'"request_id": "{PLACEHOLDER}"' + "}" * 1_901)
@@ -221,3 +221,7 @@ def test_a_plain_output_nested_as_deep_as_the_door_takes_is_recorded(tmp_path):
     assert produced.error is None and produced.recording == "recorded"
     [recording] = (tmp_path / "__recordings__").rglob("*.json")
     assert recording.read_text().count('"a"') == 1_900
+    settings = RecordSettings.parse([("none", "jsonmatch_record")])
+    replayed = Outputs(record=settings, root=tmp_path, calls=calls).produce(case, "k")
+    assert (replayed.error, replayed.source) == (None, "replayed")  # (read past the stack too)
+    assert replayed.output == produced.output
