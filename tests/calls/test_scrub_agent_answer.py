@@ -17,6 +17,7 @@ from pytest_jsonmatch.calls.case_outputs import Outputs
 from pytest_jsonmatch.calls.fingerprints import RecordSettings
 from pytest_jsonmatch.calls.live_calls import LiveCalls
 from pytest_jsonmatch.calls.produced import Produced
+from pytest_jsonmatch.calls.recordings import deep_dumps
 from pytest_jsonmatch.calls.stable_form import PLACEHOLDER, Scrub, stable_form
 from pytest_jsonmatch.cases.agent_expectations import AgentExpectations
 from pytest_jsonmatch.cases.case_files import GoldenCase
@@ -224,4 +225,4 @@ def test_a_plain_output_nested_as_deep_as_the_door_takes_is_recorded(tmp_path):
     settings = RecordSettings.parse([("none", "jsonmatch_record")])
     replayed = Outputs(record=settings, root=tmp_path, calls=calls).produce(case, "k")
     assert (replayed.error, replayed.source) == (None, "replayed")  # (read past the stack too)
-    assert replayed.output == produced.output
+    assert deep_dumps(replayed.output) == deep_dumps(produced.output)
