@@ -150,7 +150,7 @@ def read_recording(path: Path) -> Recording | None:
         )
         from ..engine.reading.deep_json import read_whole
 
-        data = read_whole(text, "the recording")  # (at any depth the door takes)
+        data: Any = read_whole(text, "the recording")  # (at any depth the door takes)
         if not isinstance(data, dict):
             raise ValueError(f"not a recording (a JSON {type(data).__name__})")
         # text of several lines is kept as a list of its lines, readable in a diff

@@ -283,6 +283,8 @@ def _rebuilt(
         copy: _Parent
         if isinstance(node, dict):
             copy = on_mapping(dict(node))
+            if texts:
+                copy = _keys_scrubbed(copy, scrub)
         elif isinstance(node, list):
             copy = list(node)
         else:
@@ -303,6 +305,34 @@ def _rebuilt(
 
 
 _VISITED = (dict, list)  # (the door hands on plain dicts and lists: their exact types)
+
+
+def _keys_scrubbed(mapping: dict[str, object], scrub: Scrub) -> dict[str, object]:
+    """``mapping`` with each key a ``/REGEX/`` matches rewritten (``tickets/TCK-c2388e28.json``
+    -> ``tickets/<scrubbed>.json``); itself when none is. Keys rewritten alike are told apart
+    by the order of their values (``#2``, ``#3``, ... after the first), not by the ids they
+    held, and the mapping's keys are then sorted: a run whose only change is its ids gives the
+    same keys, in the same order, holding the same values."""
+    renamed = {key: scrub.text(key) for key in mapping}
+    if all(new == key for key, new in renamed.items()):
+        return mapping
+    alike: dict[str, list[str]] = {}
+    for key, new in renamed.items():
+        alike.setdefault(new, []).append(key)
+    taken = set(alike)
+    out: dict[str, object] = {}
+    for new, keys in alike.items():
+        if len(keys) > 1:
+            from .recordings import deep_dumps
+
+            keys.sort(key=lambda k: deep_dumps(mapping[k], sort_keys=True, ensure_ascii=False))
+        for number, key in enumerate(keys, 1):
+            name = new
+            while number > 1 and (name == new or name in taken):
+                name, number = f"{new}#{number}", number + 1
+            taken.add(name)
+            out[name] = mapping[key]
+    return dict(sorted(out.items()))
 
 
 def _scrubbed_children(

@@ -3,10 +3,12 @@
 An instance path names one value: ``items[0].sku``, ``["unit price"]``; the root is ``""``,
 shown as ``$``. A field path folds array indices away (``items[].sku``) so that one field is
 aggregated across positions. A pattern (for ``ignore`` and ``fields``) is an instance path in
-which ``[*]`` (or ``[]``) stands for any index, ``*`` for any one key and ``**`` for any run
-of segments.
+which ``[*]`` (or ``[]``) stands for any index, ``*`` for any one key, ``**`` for any run
+of segments, and a ``*`` inside a quoted key for any run of characters in that key
+(``state["tickets/*"]``; ``\\*`` is a star itself).
 """
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -239,7 +241,9 @@ class PathPattern:
         self.text = text
         steps: list[str] = []  # "k<key>", "i<index>", "i" (any index), "k" (any key), "**"
         for kind, value in path_tokens(text, allow_globs=True):
-            if kind == "key":
+            if kind == "key" and "*" in value:
+                step = "~k" + value  # a quoted key with a star: any key it spells
+            elif kind == "key":
                 step = "=k" + value
             elif kind == "index":
                 step = "=i" + value
@@ -353,7 +357,46 @@ def _step_takes(step: str, segment: str) -> bool:
     """Whether one pattern step (not ``**``) takes one path segment."""
     if step[0] == "=":
         return segment == step[1:]
+    if step[0] == "~":  # "~k<glob>": a key the glob spells
+        return segment[0] == "k" and _glob_takes(_key_glob(step[2:]), segment, 1)
     return segment[0] == step[1]  # "^k": any key, "^i": any index
+
+
+@functools.lru_cache(maxsize=1024)
+def _key_glob(glob: str) -> tuple[str, ...]:
+    """A quoted key's glob as the texts between its stars (``\\*`` is a star itself)."""
+    pieces = [""]
+    at = 0
+    while at < len(glob):
+        if glob.startswith("\\*", at):
+            pieces[-1] += "*"
+            at += 2
+        elif glob[at] == "*":
+            pieces.append("")
+            at += 1
+        else:
+            pieces[-1] += glob[at]
+            at += 1
+    return tuple(pieces)
+
+
+def _glob_takes(pieces: tuple[str, ...], key: str, start: int = 0) -> bool:
+    """Whether ``key[start:]`` is the glob's ``pieces`` with any text at each star between
+    them: the first piece a prefix, the last a suffix, each other found leftmost in turn
+    (for stars alone the leftmost place is never wrong), so a glob from a data file takes
+    time linear in the key, however many stars."""
+    first, last = pieces[0], pieces[-1]
+    if len(pieces) == 1:
+        return key[start:] == first
+    if not key.startswith(first, start) or len(key) - start < len(first) + len(last):
+        return False
+    at, end = start + len(first), len(key) - len(last)
+    for piece in pieces[1:-1]:
+        found = key.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return key.endswith(last, at)
 
 
 def _closure(steps: tuple[str, ...], states: set[int]) -> set[int]:
