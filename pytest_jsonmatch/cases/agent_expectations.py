@@ -201,7 +201,7 @@ def call_options_of(
     key: str = "call_options",
 ) -> Mapping[str, object]:
     """The call options (``key``: or the run options) of one level: ``inherited`` with this
-    level's laid over them."""
+    level's laid over them, as options are (``tool_args`` merge tool by tool)."""
     if key not in data:
         return inherited
     given, line = data[key], lines.get(key, 1)
@@ -216,4 +216,6 @@ def call_options_of(
         configure(metric_named(metric), dict(given))
     except JsonMatchError as exc:
         raise error(line, f"{prefix}{key}: {exc}") from None
-    return {**inherited, **given}
+    from .case_layers import merged_options  # (case_layers imports this module)
+
+    return merged_options(inherited, given)

@@ -1,7 +1,13 @@
 """What a folder's ``jsonmatch.yaml``, a file of cases and a case each set for the cases below
 them (metric, threshold, repeat, options, schema, call and run options), laid over what is
-inherited; and where each option that names paths was set (cases/typos.py judges a
-folder's or a file's paths over all the cases they apply to)."""
+inherited; and where each path an option names was set (cases/typos.py judges a folder's or
+a file's paths over all the cases they apply to).
+
+One rule lays options over options at every level (:func:`merged_options`): the session's
+``jsonmatch_options``, each folder's, the file's, the case's, and the keywords of
+``assert_json_match`` over the session's. A nearer level adds to what it inherits and wins
+only where it sets the same thing, down to one field's one setting, so that a file's
+``fields: {lines: ...}`` never drops a folder's ``fields: {note: ...}``."""
 
 from __future__ import annotations
 
@@ -60,7 +66,81 @@ class Layer(Slotted):
         self.origins: Mapping[str, str] = {} if origins is None else origins
 
 
-PATH_OPTIONS = ("ignore", "fields", "align")  # the options that name a case's paths
+# one field's settings that are one choice: the comparator (``tolerance`` is the numeric one's
+# shorthand); a level that gives either replaces the other one inherited
+_COMPARATOR_SETTINGS = ("comparator", "tolerance")
+
+
+def merged_options(outer: Mapping[str, object], inner: Mapping[str, object]) -> dict[str, object]:
+    """``inner``'s options laid over ``outer``'s, key by key, the inner one winning, except:
+
+    - ``fields`` merge pattern by pattern, and a pattern both give merges setting by setting
+      (``comparator`` and ``tolerance`` are one setting). The inner level's patterns come after
+      the outer's, so that where several patterns match a field (each setting comes from the
+      last that sets it) the nearer level's win;
+    - ``ignore`` is the outer patterns and the inner ones: a field either level ignores is
+      ignored (as a ``skip`` anywhere skips: nothing un-skips a field);
+    - ``tool_args`` (the ``trajectory`` option) merge tool by tool.
+
+    A key given as null (``ignore: null``, ``fields: null``, ``schema: null``) replaces what is
+    inherited with nothing. A value of the wrong type replaces the inherited one, for the
+    metric to name."""
+    out = dict(outer)
+    for key, value in inner.items():
+        before = out.get(key)
+        if key == "ignore":
+            out[key] = _ignored(before, value)
+        elif key == "fields" and isinstance(before, Mapping) and isinstance(value, Mapping):
+            out[key] = _fields(before, value)
+        elif key == "tool_args" and isinstance(before, Mapping) and isinstance(value, Mapping):
+            out[key] = {**before, **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _patterns(value: object) -> list[str] | None:
+    """An ``ignore`` value's patterns, or None for a value of another type."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(p, str) for p in value):
+        return list(value)
+    return None
+
+
+def _ignored(outer: object, inner: object) -> object:
+    outer_patterns, inner_patterns = _patterns(outer), _patterns(inner)
+    if outer_patterns is None or inner_patterns is None:
+        return inner  # nothing inherited (or null), or not patterns: the metric names it
+    seen = set(outer_patterns)  # (a set: a file may list many thousands of patterns)
+    return outer_patterns + [p for p in inner_patterns if p not in seen]
+
+
+def _fields(outer: Mapping[object, object], inner: Mapping[object, object]) -> dict[object, object]:
+    out = {pattern: settings for pattern, settings in outer.items() if pattern not in inner}
+    for pattern, settings in inner.items():
+        before = outer.get(pattern)
+        if isinstance(before, Mapping) and isinstance(settings, Mapping):
+            if any(k in settings for k in _COMPARATOR_SETTINGS):
+                before = {k: v for k, v in before.items() if k not in _COMPARATOR_SETTINGS}
+            settings = {**before, **settings}
+        out[pattern] = settings
+    return out
+
+
+def path_origins(given: Mapping[str, object], origin: str) -> dict[str, str]:
+    """Where each path ``given`` (a level's options) names was set, keyed as cases/typos.py
+    looks them up: ``ignore PATTERN``, ``fields PATTERN`` and ``align`` (the key field of
+    every array). ``origin``: ``file:line`` of a shared level's setting, "" a case's own."""
+    out: dict[str, str] = {}
+    for text in _patterns(given.get("ignore")) or ():
+        out[f"ignore {text}"] = origin
+    fields = given.get("fields")
+    for pattern in fields if isinstance(fields, Mapping) else ():
+        out[f"fields {pattern}"] = origin
+    if "align" in given:
+        out["align"] = origin
+    return out
 
 
 def kind_of(value: object) -> str:
@@ -85,9 +165,9 @@ def layered(
     shared: bool = False,
 ) -> Layer:
     """A case's metric, threshold, options and schema: ``inherited`` with this level's laid
-    over it. Options merge key by key, so a folder may set ``ignore`` and a case add
-    ``fields``. ``shared``: this level is a folder's or a file's, for several cases (the
-    origin of the paths its options name)."""
+    over it. Options merge as :func:`merged_options` says, so a folder may set ``ignore`` and
+    ``fields`` and a case add its own of both. ``shared``: this level is a folder's or a
+    file's, for several cases (the origin of the paths its options name)."""
     options: dict[str, object] = dict(inherited.options)
     metric, threshold, repeat = inherited.metric, inherited.threshold, inherited.repeat
     if "metric" in data:
@@ -124,7 +204,8 @@ def layered(
                 lines["options"],
                 f"{prefix}options may not set {clash[0]!r}; give it beside options",
             )
-        options.update(with_named_tools(opts, lambda m: where.error(lines["options"], prefix + m)))
+        own = with_named_tools(opts, lambda m: where.error(lines["options"], prefix + m))
+        options = merged_options(options, own)
         if isinstance(opts.get("schema"), str):
             options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
     if "schema" in data:
@@ -134,9 +215,13 @@ def layered(
         options["schema"] = schema
     calls = call_options_of(data, lines, where.error, inherited.call_options, prefix)
     runs = call_options_of(data, lines, where.error, inherited.run_options, prefix, "run_options")
-    origins = dict(inherited.origins)
+    origins = inherited.origins  # (shared with the level above unless this one names paths)
     given = data.get("options")
-    for key in PATH_OPTIONS:
-        if isinstance(given, Mapping) and key in given:
-            origins[key] = f"{where.display}:{lines['options']}" if shared else ""
+    named = (
+        path_origins(given, f"{where.display}:{lines['options']}" if shared else "")
+        if isinstance(given, Mapping)
+        else {}
+    )
+    if named:
+        origins = {**origins, **named}
     return Layer(metric, threshold, repeat, options, calls, runs, origins)

@@ -66,16 +66,18 @@ def named_paths(
     options: Mapping[str, object], origins: Mapping[str, str], marks: Iterable[MarkSpec]
 ) -> list[NamedPath]:
     """The paths a case's ``options`` and xfail mark name (their types already checked by
-    the comparison's reading: what is not of its type is left out here)."""
+    the comparison's reading: what is not of its type is left out here). ``origins``: where
+    each was set, by ``ignore PATTERN``, ``fields PATTERN``, ``align`` and ``xfail``
+    (cases/case_layers.py's ``path_origins``); a path not there is the case's own."""
     out: list[NamedPath] = []
     ignore = options.get("ignore")
     texts = [ignore] if isinstance(ignore, str) else ignore if isinstance(ignore, list) else []
     for text in texts:
         if isinstance(text, str):
-            out.append(NamedPath("ignore", text, origin=origins.get("ignore", "")))
+            out.append(NamedPath("ignore", text, origin=origins.get(f"ignore {text}", "")))
     fields = options.get("fields")
     for text, settings in fields.items() if isinstance(fields, Mapping) else ():
-        origin = origins.get("fields", "")
+        origin = origins.get(f"fields {text}", "")
         out.append(NamedPath("fields", str(text), origin=origin))
         key = _key_of(settings.get("align") if isinstance(settings, Mapping) else None)
         if key:

@@ -174,7 +174,7 @@ def compare_and_send(
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
-        merged = scrubbed_ignored({**defaults.options_for(name), **options}, produced, name)
+        merged = scrubbed_ignored(defaults.options_for(name, options), produced, name)
         with judged:
             if agent is None:
                 result = match_json(produced.output, expected, metric=name, **merged)

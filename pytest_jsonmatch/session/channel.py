@@ -46,10 +46,23 @@ class Defaults(Slotted):
         self.options: Mapping[str, object] = {} if options is None else options
         self.verbosity, self.invalid_fails = verbosity, invalid_fails
 
-    def options_for(self, metric: str) -> dict[str, object]:
-        """The session options that apply to a comparison under ``metric``: all of them for
-        the session's metric; for another metric only those it takes (``ignore``,
-        ``fields`` ...)."""
+    def options_for(
+        self, metric: str, given: Mapping[str, object] | None = None
+    ) -> dict[str, object]:
+        """The options of a comparison under ``metric``: the session's that apply to it (all
+        of them for the session's metric; for another metric only those it takes:
+        ``ignore``, ``fields`` ...), with ``given`` (a case's, or the keywords of
+        ``assert_json_match``) laid over them as every level's options are laid over the
+        one outside it: key by key, ``fields`` down to each field's settings, ``ignore``
+        added to (cases/case_layers.py's ``merged_options``)."""
+        options = self._session_options_for(metric)
+        if not given:
+            return options
+        from ..cases.case_layers import merged_options
+
+        return merged_options(options, given)
+
+    def _session_options_for(self, metric: str) -> dict[str, object]:
         options = dict(self.options)
         if not options or metric == self.metric:
             return options

@@ -152,7 +152,7 @@ class JudgeAhead:
                 if produced.error is not None:
                     return
             output, name = produced.output, case.metric or self.defaults.metric
-            options = {**self.defaults.options_for(name), **case.options}
+            options = self.defaults.options_for(name, case.options)
             options = scrubbed_ignored(options, produced, name)  # never judged, as in its test
             with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
                 if case.agent is None:

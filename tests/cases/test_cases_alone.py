@@ -100,9 +100,9 @@ def test_a_file_of_two_cases_takes_its_folders_defaults(tmp_path):
     assert (first.input, second.actual) == ({"name": "Ada"}, {"a": 2})
     assert (first.metric, first.threshold) == ("structural_f1", 0.8)  # both from the folder
     assert (second.metric, second.threshold) == ("structural_f1", 0.5)  # its own threshold wins
-    # options merge key by key: the case's ignore replaces the folder's, the tolerance stays
+    # options merge key by key: the case's ignore adds to the folder's, the tolerance stays
     assert first.options == {"ignore": ["x"], "numeric_threshold": 0.1}
-    assert second.options == {"ignore": ["b"], "numeric_threshold": 0.1}
+    assert second.options == {"ignore": ["x", "b"], "numeric_threshold": 0.1}
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert first.file_sha256 == second.file_sha256 == digest
     assert first.path == second.path == path

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import subprocess
+import sys
 import threading
 import time
 
