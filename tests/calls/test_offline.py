@@ -61,9 +61,12 @@ def server():
 
 @pytest.fixture
 def blocked():
-    """The block on for the test's body, off after it whatever happens."""
+    """The block on for the test's body, off after it whatever happens (each block the
+    test set ended, as many as it set)."""
+    depth = len(offline._OUTER)
     yield offline.block
-    offline.unblock()
+    while len(offline._OUTER) > depth:
+        offline.unblock()
 
 
 def _get(url: str) -> bytes:
@@ -95,6 +98,21 @@ def test_an_allowed_host_is_reached_and_the_block_ends(server, blocked):
     offline.unblock()
     assert offline.summary_line() == ""
     assert _get(url) == OK
+
+
+def test_a_session_run_inside_a_test_leaves_the_outer_block_in_force(server, blocked):
+    # a session that runs offline ends (pytester's in-process run, under a session that
+    # runs offline too): the outer session's block holds again, not no block at all
+    url, port = server
+    blocked((), "jsonmatch_record")
+    blocked(("127.0.0.1",), "jsonmatch_record")
+    assert _get(url) == OK
+    offline.unblock()
+    assert offline.summary_line() == "offline: outbound connections refused (allowed: none)"
+    with pytest.raises(offline.NetworkBlocked, match=f"reach 127.0.0.1:{port}, but"):
+        _get(url)
+    offline.unblock()
+    assert offline.summary_line() == ""
 
 
 def test_the_sessions_own_telemetry_export_sends_while_a_plain_thread_is_held(server, blocked):
