@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import cast
 
 from ..cases.case_files import CaseFiles, GoldenCase
-from ..cases.judge_labels import absent, value_at
-from ..engine.core.errors import CaseFileError, JsonMatchError
+from ..cases.judge_labels import absent, quoted, value_at
+from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError
 from ..engine.core.values import JsonValue
 from ..engine.judge.prompt import field_path
 from ..engine.reading.user_files import read_regular
-from .labels import Label, Labels
+from .labels import Label, Labels, not_json
 
 KEY = b"judge_labels"  # a case file without these bytes labels nothing: not parsed
 
@@ -88,10 +88,14 @@ def _labels_of(case: GoldenCase, shown: str, root: Path) -> list[Label]:
         value = value_at(produced, path)
         if absent(value):
             raise CaseFileError(
-                f"{where} {path!r}: the case's output has no such field (a missing field is "
-                f"never the judge's to decide)"
+                f"{where} {quoted(path)}: the case's output has no such field (a missing "
+                f"field is never the judge's to decide)"
             )
         reference = cast(JsonValue, value_at(case.expected, path))
+        for side, held in (("expected value", reference), ("output", value)):
+            number = not_json(held)
+            if number:
+                raise CaseFileError(f"{where} {quoted(path)}: the case's {side} {number}")
         ident = f"{shown}::{case.id}::{path}"
         out.append(Label(ident, field_path(path), reference, cast(JsonValue, value), same))
     return out
@@ -133,7 +137,22 @@ def _recorded(case: GoldenCase, where: str, root: Path) -> object:
 
 def joined(labels: Labels, cases: Sequence[Label]) -> Labels:
     """``labels`` with ``cases`` (:func:`case_labels`) after its items, under the digest of
-    both (:func:`joined_digest`)."""
+    both (:func:`joined_digest`). An id given twice across the two (a labels file's item
+    that takes a case label's id) is a ConfigError naming it: each label is counted once,
+    and one with two verdicts is no label."""
+    seen = {label.id: n for n, label in enumerate(labels.items, 1)}
+    for label in cases:
+        n = seen.get(label.id)
+        if n is not None:
+            raise ConfigError(
+                f"labels file {str(labels.path)!r}: item {n} has the id {quoted(label.id)} "
+                f"of a field labelled in its case (judge_labels): each item's id is its own"
+                if n
+                else f"judge labels: two labelled fields of the cases have the id "
+                f"{quoted(label.id)} (a case id or a path holding '::'): each item's id "
+                f"is its own"
+            )
+        seen[label.id] = 0
     return replace(
         labels, digest=joined_digest(labels.digest, cases), items=(*labels.items, *cases)
     )

@@ -34,10 +34,12 @@ from pathlib import Path
 
 from ..calls.judge_recordings import JudgmentFile, JudgmentNotRecorded
 from ..calls.recordings import RecordMode
-from ..engine.core.errors import ComparatorError
+from ..cases.judge_labels import quoted
+from ..engine.core.errors import ComparatorError, ConfigError
 from ..engine.core.values import JsonValue
 from ..engine.judge import JudgeSettings, Memory, SemanticJudge, Through, Transport, agreement
 from .calibration_file import (
+    MAX_LABELS,
     MIN_LABELS,
     Calibration,
     Consistency,
@@ -140,7 +142,7 @@ class _Asker:
             n = self.labels.items.index(label) + 1
             raise ComparatorError(
                 f"labels file {str(self.labels.path)!r}: the judge gave no verdict for item "
-                f"{n} (id {label.id!r}): {answer}; no calibration was written"
+                f"{n} (id {quoted(label.id)}): {answer}; no calibration was written"
             )
         return answer >= 0.5
 
@@ -189,7 +191,14 @@ def calibrate(
     seed: int = agreement.SEED,
     resamples: int = agreement.RESAMPLES,
 ) -> Calibration:
-    """Ask ``judge`` about every label (and the checks' variants) and measure it."""
+    """Ask ``judge`` about every label (and the checks' variants) and measure it. More
+    labels than a calibration file may hold (:data:`MAX_LABELS`) are a ConfigError, before
+    the judge is asked anything."""
+    if len(labels.items) > MAX_LABELS:
+        raise ConfigError(
+            f"labels file {str(labels.path)!r}: {len(labels.items):,} labels, more than the "
+            f"{MAX_LABELS:,} a calibration measures"
+        )
     asker = _Asker(labels, record, transport, through)
     items = labels.items
     human = [label.human_same for label in items]

@@ -10,16 +10,17 @@ YAML (``.yaml``, ``.yml``: a list, or a mapping whose ``labels`` key holds the l
       human: same                 # or: different
 
 ``reference`` and ``produced`` are any JSON values (text, usually). Anything else (another
-key, a verdict other than ``same`` or ``different``, a missing key, two items with one id) is
-a ConfigError naming the file, the item (its line in YAML) and the key. The labels' digest
-is ``sha256:`` and the hex digest of the file's bytes: a calibration records it, so that a
-changed file is seen.
+key, a verdict other than ``same`` or ``different``, a missing key, a value holding NaN or an
+infinity, which JSON has no form for, two items with one id) is a ConfigError naming the
+file, the item (its line in YAML) and the key. The labels' digest is ``sha256:`` and the hex
+digest of the file's bytes: a calibration records it, so that a changed file is seen.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,9 +140,34 @@ def _label(entry: object, where: str, n: int) -> Label:
             raise ConfigError(
                 f"labels file {where}: {name}: {key} must be {want}, not {value_kind(value)}"
             )
+    for key in ("reference", "produced"):
+        number = not_json(entry[key])
+        if number:
+            raise ConfigError(f"labels file {where}: {name}: {key} {number}")
     return Label(
         ident, entry["field"], entry["reference"], entry["produced"], VERDICTS[entry["human"]]
     )
+
+
+def not_json(value: object) -> str:
+    """Why ``value`` (a label's reference or produced value, as YAML reads it) is no JSON
+    value: where it holds NaN or an infinity (YAML's ``.nan``, ``.inf``, ``1.0e+999``), which
+    the judge's recording could only write as bare ``NaN``; empty: it holds none."""
+    from ..engine.core.paths import display_path, index_segment, key_segment
+
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return (
+                f"holds {node!r} at {display_path(path)}, not a JSON number (NaN and Infinity "
+                f"are not JSON)"
+            )
+        if isinstance(node, dict):
+            stack.extend((v, key_segment(path, str(k))) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, index_segment(path, i)) for i, v in enumerate(node))
+    return ""
 
 
 def _no_twice(items: tuple[Label, ...], shown: str) -> None:

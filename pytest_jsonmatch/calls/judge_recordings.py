@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TypedDict, cast
 
 from ..engine.core.errors import CaseFileError, ConfigError, value_kind
+from ..engine.core.masking import safe_reason
 from ..engine.core.values import JsonValue
 from ..engine.judge import Item, JudgeSettings, Memory
 from ..engine.reading.user_files import not_owned, read_regular_text
@@ -126,7 +127,10 @@ class JudgmentFile:
     def _not_recorded(self, items: list[Item]) -> JudgmentNotRecorded:
         item = items[0]
         shown = relative(self.path, self.root)
-        what = f"field {item.path}: {json.dumps(item.expected)} against {json.dumps(item.actual)}"
+        # each text cut as a report cuts a reason: a 5 MB value is no 5 MB message
+        texts = (item.path, json.dumps(item.expected), json.dumps(item.actual))
+        path, expected, actual = (safe_reason(text) for text in texts)
+        what = f"field {path}: {expected} against {actual}"
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         other = self.others.get(item.key)
         if other is not None:

@@ -102,8 +102,12 @@ def recording_path(case_file: Path, case_id: str, repeat: int, runs: int, target
 
 def inside_root(path: Path, root: Path, what: str = "the recording") -> Path:
     """``path`` when it resolves (symlinks followed) inside the test root, else
-    CaseFileError naming both: the plugin reads and writes recordings only there."""
-    real, top = path.resolve(), root.resolve()
+    CaseFileError naming both: the plugin reads and writes recordings only there. A symlink
+    loop resolves to itself (opening it then fails, naming it); a NUL is no path."""
+    if "\0" in os.fspath(path):
+        raise CaseFileError(f"{what} {relative(path, root)!r} holds a NUL character: no path")
+    # (os.path.realpath, not Path.resolve: the latter raises RuntimeError on a symlink loop)
+    real, top = Path(os.path.realpath(path)), Path(os.path.realpath(root))
     if not real.is_relative_to(top):
         raise CaseFileError(
             f"{what} {relative(path, root)} resolves to {real}, outside the test "

@@ -47,11 +47,12 @@ def judge_labels_of(
             raise error(f"judge_labels: a field path must be text, not {kind_of(path)}")
         if not isinstance(verdict, str) or verdict not in VERDICTS:
             raise error(
-                f"judge_labels {path!r}: the verdict is 'same' or 'different', not {verdict!r}"
+                f"judge_labels {quoted(path)}: the verdict is 'same' or 'different', not "
+                f"{quoted(verdict)}"
             )
         why = _not_a_field(expected, path)
         if why:
-            raise error(f"judge_labels {path!r}: {why}")
+            raise error(f"judge_labels {quoted(path)}: {why}")
         out[path] = VERDICTS[verdict]
     return out
 
@@ -64,7 +65,7 @@ def _not_a_field(expected: object, path: str) -> str:
         from ..engine.core.paths import nearest_paths
 
         close = nearest_paths(path, _field_paths(expected))
-        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+        hint = f"; did you mean {' or '.join(map(quoted, close))}?" if close else ""
         return f"no such field in the case's expected value{hint}"
     if isinstance(value, (Mapping, list)):
         return f"it holds {kind_of(value)}; label one field of it (the judge decides one value)"
@@ -90,6 +91,14 @@ def _field_paths(value: object) -> list[str]:
         else:
             out.append(path)
     return out
+
+
+def quoted(value: object) -> str:
+    """A path or verdict from the case file as its error quotes it: its repr, cut as a
+    report cuts a reason (a 5 MB key is not echoed whole)."""
+    from ..engine.core.masking import safe_reason
+
+    return safe_reason(repr(value))
 
 
 def value_at(value: object, path: str) -> object:

@@ -70,8 +70,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="the verdicts' recording beside LABELS: once (ask what is not recorded), none "
         "(never ask), all (ask again), off",
     )
-    p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="the bootstrap's seed, from 0 (default 0)")
     p.set_defaults(run=run_calibrate)
+
+
+def _seed(text: str) -> int:
+    """``--seed``: a whole number from 0 (NumPy's generator takes no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a whole number from 0, not {text!r}")
+    return value
 
 
 def _settings(text: str, option: str) -> JudgeSettings:
@@ -84,13 +95,17 @@ def _settings(text: str, option: str) -> JudgeSettings:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from ..calibration.calibration_file import calibration_json, write_calibration
+    from ..calibration.calibration_file import MAX_PANEL, calibration_json, write_calibration
     from ..calibration.judge_asking import Checks, calibrate
     from ..calibration.labels import read_labels
     from ..calibration.showing import markdown, text
 
     if args.repeat is not None and not 2 <= args.repeat <= 20:
         raise InputError(f"--repeat must be a whole number from 2 to 20, not {args.repeat}")
+    if len(args.panel or ()) > MAX_PANEL:
+        raise InputError(
+            f"--panel: at most {MAX_PANEL} judges beside --judge, not {len(args.panel)}"
+        )
     judge = _settings(args.judge, "--judge")
     panel = tuple(_settings(t, "--panel") for t in args.panel or ())
     labels = read_labels(Path(args.labels))

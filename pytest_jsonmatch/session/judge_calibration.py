@@ -107,7 +107,7 @@ def session_calibration(
         }
     from ..calibration.calibration_file import read_calibration
 
-    cal = read_calibration(path)
+    cal = read_calibration(path, root)  # its labels_path and case_folders held inside the root
     summary = calibration_summary(cal, given.stored, STORED)
     stale = _labels_changed(cal, root)
     if stale:

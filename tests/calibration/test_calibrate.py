@@ -16,7 +16,7 @@ from pytest_jsonmatch.calibration.judge_asking import PAD, Checks, calibrate
 from pytest_jsonmatch.calibration.labels import read_labels
 from pytest_jsonmatch.calls.judge_recordings import JudgmentNotRecorded
 from pytest_jsonmatch.cli import main
-from pytest_jsonmatch.engine.core.errors import ComparatorError
+from pytest_jsonmatch.engine.core.errors import ComparatorError, ConfigError
 from pytest_jsonmatch.engine.judge import JudgeSettings, agreement
 from tests.helpers.judge_server import Item, JudgeServer
 
@@ -241,6 +241,14 @@ def test_the_command_prints_and_writes_the_calibration(
             "--repeat must be a whole number from 2 to 20, not 1",
         ),
         (
+            ["calibrate", "labels.yaml", "--judge", "model=m"] + ["--panel", "model=p"] * 21,
+            "--panel: at most 20 judges beside --judge, not 21",
+        ),
+        (
+            ["calibrate", "labels.yaml", "--judge", "model=m", "--seed", "-1"],
+            "argument --seed: a whole number from 0, not '-1'",
+        ),
+        (
             [
                 "calibrate",
                 "labels.yaml",
@@ -283,3 +291,47 @@ def test_an_undecided_padded_label_is_named_by_its_own_id(
     server.answer = no_last_when_padded
     with pytest.raises(ComparatorError, match=r"no verdict for item 13 \(id '13'\)"):
         calibrate(read_labels(path), _judge(server, batch=20), Checks(pad=True))
+
+
+def test_a_5_mb_label_not_recorded_is_a_message_of_a_few_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # each text is cut as a report cuts a reason, and the message still says how to record
+    big = "x" * 5_000_000
+    item = {"field": "summary", "reference": big, "produced": big + "y", "human": "same"}
+    (tmp_path / "big.jsonl").write_text(json.dumps(item) + "\n")
+    monkeypatch.chdir(tmp_path)
+    judge = "model=m endpoint=http://127.0.0.1:9/v1"
+    assert main(["calibrate", "big.jsonl", "--judge", judge, "--record", "none"]) == 2
+    err = capsys.readouterr().err
+    cut = "... (cut: 5,000,002 characters in all)"
+    assert len(err) < 2_400 and err.count(cut) == 1 and "5,000,003 characters in all" in err
+    assert err.startswith('jsonmatch: error: no recorded judgment of field summary: "xxx')
+    assert err.endswith(
+        "in big.judgments.json; record it with --record once (--record none never asks the judge)\n"
+    )
+
+
+def test_more_labels_than_a_calibration_measures_are_refused_before_asking(
+    labels_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_jsonmatch.calibration import judge_asking
+
+    monkeypatch.setattr(judge_asking, "MAX_LABELS", 11)  # (the file holds 12)
+    nobody = JudgeSettings(model="m", endpoint="http://127.0.0.1:9/v1")
+    with pytest.raises(ConfigError) as caught:
+        calibrate(read_labels(labels_file), nobody)
+    assert str(caught.value) == (
+        f"labels file {str(labels_file)!r}: 12 labels, more than the 11 a calibration measures"
+    )
+
+
+def test_an_undecided_label_of_a_long_id_is_named_cut(server: JudgeServer, tmp_path: Path) -> None:
+    path = tmp_path / "labels.yaml"
+    path.write_text(f"- {{id: {'i' * 50_000}, field: f, reference: a, produced: b, human: same}}\n")
+    server.answer = lambda items: json.dumps({"results": []})
+    with pytest.raises(ComparatorError) as caught:
+        calibrate(read_labels(path), _judge(server))
+    message = str(caught.value)
+    assert "the judge gave no verdict for item 1 (id 'iii" in message and len(message) < 2_000
+    assert "... (cut: 50,002 characters in all)): " in message

@@ -21,26 +21,18 @@ from pytest_jsonmatch.calibration.calibration_file import (
     write_calibration,
 )
 from pytest_jsonmatch.engine.core.errors import ConfigError
+from pytest_jsonmatch.engine.judge.agreement import Counts, figures, share
 
 
 def _figures(tp: int, fp: int, tn: int, fn: int) -> Figures:
-    some = Estimate(0.8, 0.6, 0.9, 0.55, 0.93)
-    return Figures(
-        tp + fp + tn + fn, tp, fp, tn, fn,
-        agreement=some,
-        kappa=Estimate(0.6, 0.2, 0.9, 0.1, 1.0),
-        ac1=Estimate(0.62, 0.25, 0.91),
-        true_pass_rate=some,
-        true_fail_rate=some,
-        false_accept_rate=Estimate(None),  # undefined stays null, never 0
-        prevalence_same=some,
-        constant_baseline=some,
-    )  # fmt: skip
+    # every figure as its counts give it: a file read back refuses any other
+    estimates = {k: Estimate(*v) for k, v in figures(Counts(tp, fp, tn, fn)).items()}
+    return Figures(tp + fp + tn + fn, tp, fp, tn, fn, **estimates)
 
 
 def _calibration() -> Calibration:
     judge = JudgeIdentity("fake-judge", "0123456789abcdef", 512)
-    held = Consistency(10, 9, Estimate(0.9, 0.7, 1.0, 0.6, 0.98), 3)
+    held = Consistency(10, 9, Estimate(*share(9, 10)), 3)
     return Calibration(
         judge=judge,
         labels_path="labels.yaml",
@@ -49,7 +41,8 @@ def _calibration() -> Calibration:
         same=6,
         different=4,
         overall=_figures(5, 1, 3, 1),
-        fields={"summary": _figures(3, 0, 2, 0), "title": _figures(2, 1, 1, 1)},
+        # (no label of 'summary' says different: its false-accept rate is undefined)
+        fields={"summary": _figures(3, 0, 0, 0), "title": _figures(2, 1, 3, 1)},
         position=held,
         repeat=held,
         repeat_k=3,
@@ -152,7 +145,7 @@ def test_an_undefined_figure_is_shown_as_a_dash_and_a_field_name_escaped() -> No
     cal = replace(cal, fields={"a|b\nc": cal.fields["title"], "d": cal.fields["summary"]})
     shown = text(cal)
     assert "  false-accept rate           -  -                 -\n" in shown
-    assert "field 'a|b\\nc' (n 5: tp 2, fp 1 (false accepts), tn 1, fn 1)" in shown
+    assert "field 'a|b\\nc' (n 7: tp 2, fp 1 (false accepts), tn 3, fn 1)" in shown
     assert "### field 'a\\|b\\\\nc'" in markdown(
         cal
     ) and "| false-accept rate | - | - | - |" in markdown(cal)

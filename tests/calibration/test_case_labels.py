@@ -23,7 +23,7 @@ from pytest_jsonmatch.calls.judge_calls import JudgeSetup, judge_setup_from_text
 from pytest_jsonmatch.calls.recordings import recording_path, write_recording
 from pytest_jsonmatch.cases.case_files import CaseFiles
 from pytest_jsonmatch.cli import main
-from pytest_jsonmatch.engine.core.errors import CaseFileError
+from pytest_jsonmatch.engine.core.errors import CaseFileError, ConfigError
 from pytest_jsonmatch.session.judge_calibration import session_calibration
 from tests.helpers.judge_server import JudgeServer, items_of
 
@@ -182,3 +182,86 @@ def test_a_label_with_nothing_to_pair_names_the_case(
     assert main(["calibrate", "labels.yaml", "--judge", "model=m", "--cases", "."]) == 2
     err = capsys.readouterr().err
     assert "a.jsonmatch.yaml:1: case 'live': judge_labels: no recorded output to label" in err
+
+
+def test_a_labels_file_item_with_a_case_labels_id_stops_the_command(
+    suite: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # the item would be counted beside the case's label, with the opposite verdict
+    (suite / "labels.yaml").write_text(
+        LABELS + "- {id: 'golden/orders.yaml::given::summary', field: summary, "
+        "reference: two boxes, produced: 2 boxes, human: different}\n"
+    )
+    monkeypatch.chdir(suite)
+    judge = "model=m endpoint=http://127.0.0.1:9/v1"  # (never asked: the ids are checked first)
+    argv = ["calibrate", "labels.yaml", "--judge", judge, "--cases", "golden"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "jsonmatch: error: labels file 'labels.yaml': item 3 has the id "
+        "'golden/orders.yaml::given::summary' of a field labelled in its case (judge_labels): "
+        "each item's id is its own\n"
+    )
+
+
+def test_two_case_labels_with_one_id_are_refused(tmp_path: Path) -> None:
+    from pytest_jsonmatch.calibration.case_labels import joined
+    from pytest_jsonmatch.calibration.labels import Label, Labels
+
+    # case 'a::b' labelling 'c', and case 'a' labelling the field 'b::c'
+    twice = [
+        Label("f.yaml::a::b::c", "c", 1, 1, True),
+        Label("f.yaml::a::b::c", "b::c", 1, 2, False),
+    ]
+    with pytest.raises(ConfigError) as caught:
+        joined(Labels(tmp_path / "l.yaml", "sha256:0", ()), twice)
+    assert str(caught.value) == (
+        "judge labels: two labelled fields of the cases have the id 'f.yaml::a::b::c' (a case "
+        "id or a path holding '::'): each item's id is its own"
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        (
+            "expected: {summary: .nan}\nactual: {summary: x}\n",
+            "the case's expected value holds nan at $, not a JSON number (NaN and Infinity are "
+            "not JSON)",
+        ),
+        (
+            "expected: {summary: x}\nactual: {summary: [1, .inf]}\n",
+            "the case's output holds inf at [1], not a JSON number (NaN and Infinity are not JSON)",
+        ),
+    ],
+)
+def test_a_case_label_on_nan_or_an_infinity_is_refused(
+    tmp_path: Path, case: str, said: str
+) -> None:
+    (tmp_path / "a.jsonmatch.yaml").write_text(f"id: one\n{case}judge_labels: {{summary: same}}\n")
+    with pytest.raises(CaseFileError) as caught:
+        case_labels([tmp_path], tmp_path)
+    assert str(caught.value) == f"a.jsonmatch.yaml:1: case 'one': judge_labels 'summary': {said}"
+
+
+def test_a_long_path_or_verdict_is_cut_in_the_message(tmp_path: Path) -> None:
+    # a long key or verdict in a case file (5 MB alike) is not echoed whole into the error
+    key = "k" * 50_000
+    (tmp_path / "c.jsonmatch.yaml").write_text(  # (an explicit key: a long one)
+        f"id: one\nexpected: {{summary: a}}\nactual: {{summary: a}}\n"
+        f"judge_labels:\n  ? {key}\n  : same\n"
+    )
+    with pytest.raises(CaseFileError) as caught:
+        CaseFiles(root=tmp_path).load(tmp_path / "c.jsonmatch.yaml")
+    message = str(caught.value)
+    assert len(message) < 1_300 and "... (cut: 50,002 characters in all)" in message
+    (tmp_path / "c.jsonmatch.yaml").write_text(
+        f"id: one\nexpected: {{summary: a}}\nactual: {{summary: a}}\n"
+        f"judge_labels: {{summary: {key}}}\n"
+    )
+    with pytest.raises(CaseFileError) as caught:
+        CaseFiles(root=tmp_path).load(tmp_path / "c.jsonmatch.yaml")
+    message = str(caught.value)
+    assert message.startswith(
+        "c.jsonmatch.yaml:4: case 'one': judge_labels 'summary': the verdict is 'same' or "
+        "'different', not 'kkk"
+    ) and message.endswith("... (cut: 50,002 characters in all)")

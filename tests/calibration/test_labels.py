@@ -105,3 +105,54 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "l.yaml")
     with pytest.raises(ConfigError, match="not a regular file"):
         read_labels(tmp_path / "l.yaml")
+
+
+@pytest.mark.parametrize(
+    ("item", "said"),
+    [
+        (
+            "{field: f, reference: .nan, produced: 1, human: same}",
+            "labels file l.yaml:2: item 2: reference holds nan at $, not a JSON number (NaN and "
+            "Infinity are not JSON)",
+        ),
+        (
+            "{id: x, field: f, reference: 1, produced: {a: [1, -.inf]}, human: same}",
+            "labels file l.yaml:2: item 2 (id 'x'): produced holds -inf at a[1], not a JSON "
+            "number (NaN and Infinity are not JSON)",
+        ),
+        (
+            "{field: f, reference: 1.0e+999, produced: 1, human: same}",
+            "labels file l.yaml:2: item 2: reference holds inf at $, not a JSON number",
+        ),
+    ],
+)
+def test_a_yaml_label_of_nan_or_an_infinity_is_refused_as_jsonl_refuses_it(
+    tmp_path: Path, item: str, said: str
+) -> None:
+    # the judge's recording of such a label would hold a bare NaN, which is no JSON
+    path = tmp_path / "l.yaml"
+    path.write_text(f"- {{field: f, reference: 1, produced: 1, human: same}}\n- {item}\n")
+    with pytest.raises(ConfigError) as caught:
+        read_labels(path)
+    assert str(caught.value).startswith(said.replace("l.yaml", str(path), 1))
+
+
+def test_the_digest_is_of_the_bytes_whose_items_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the file replaced right after it is read: its items and digest are both the bytes read
+    from pytest_jsonmatch.calibration import labels as module
+
+    path = tmp_path / "l.yaml"
+    path.write_text(YAML)
+    real = module.read_regular
+
+    def then_replaced(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raw = real(*args, **kwargs)
+        path.write_text(YAML.replace("human: different", "human: same"))
+        return raw
+
+    monkeypatch.setattr(module, "read_regular", then_replaced)
+    labels = read_labels(path)
+    assert labels.same == 1
+    assert labels.digest == "sha256:" + hashlib.sha256(YAML.encode()).hexdigest()

@@ -24,7 +24,7 @@ from pytest_jsonmatch.calibration.calibration_file import (
     write_calibration,
 )
 from pytest_jsonmatch.calls.judge_calls import CalibrationSetup, JudgeSetup, judge_setup_from_text
-from pytest_jsonmatch.engine.judge import JudgeSettings
+from pytest_jsonmatch.engine.judge import JudgeSettings, agreement
 from pytest_jsonmatch.reporting.verdicts.calibration_gates import judge_calibration
 from pytest_jsonmatch.reporting.verdicts.gates import GateDecision
 from pytest_jsonmatch.reporting.verdicts.provenance import (
@@ -36,11 +36,6 @@ from pytest_jsonmatch.session import setting_parts as parts
 from pytest_jsonmatch.session.judge_calibration import session_calibration
 
 JUDGE = JudgeSettings(model="judge-1")
-
-
-AC1 = Estimate(0.80, 0.55, 0.93)
-FALSE_ACCEPT = Estimate(0.05, 0.01, 0.15)
-POSITION = Estimate(0.9, 0.82, 0.97)
 
 
 class _Settings(NamedTuple):
@@ -55,35 +50,30 @@ class _Settings(NamedTuple):
 GATES = "jsonmatch_gates"
 
 
-def _figures(ac1: Estimate, false_accept: Estimate, same: int, different: int) -> Figures:
-    # 40 labels: 22 same (20 judged same, 2 not), 18 different (1 judged same, 17 not); the
-    # counts of other label counts in the same shape, for the file's n = tp + fp + tn + fn
-    fn, fp = min(2, same), min(1, different)
-    return Figures(
-        n=same + different,
-        tp=same - fn,
-        fp=fp,
-        tn=different - fp,
-        fn=fn,
-        agreement=Estimate(37 / 40, 0.83, 1.0),
-        kappa=Estimate(0.85, 0.68, 0.97),
-        ac1=ac1,
-        true_pass_rate=Estimate(20 / 22, 0.77, 1.0),
-        true_fail_rate=Estimate(17 / 18, 0.83, 1.0),
-        false_accept_rate=false_accept,
-        prevalence_same=Estimate(22 / 40, 0.4, 0.7),
-        constant_baseline=Estimate(22 / 40, 0.4, 0.7),
-    )
+def _figures(same: int, different: int, false_accepts: int) -> Figures:
+    # of the labels a person said same, 2 judged different; of those they said different,
+    # ``false_accepts`` judged same: each figure as its counts give it (a file read back
+    # refuses any other)
+    fn, fp = min(2, same), min(false_accepts, different)
+    counts = agreement.Counts(tp=same - fn, fp=fp, tn=different - fp, fn=fn)
+    estimates = {k: Estimate(*v) for k, v in agreement.figures(counts).items()}
+    return Figures(counts.n, *counts, **estimates)
 
 
 def _calibration(
     judge: JudgeSettings = JUDGE,
     labels: tuple[int, int] = (22, 18),
-    ac1: Estimate = AC1,
-    false_accept: Estimate = FALSE_ACCEPT,
-    position: Estimate | None = POSITION,
+    false_accepts: int = 1,
+    position: bool = True,
 ) -> Calibration:
+    """40 labels by default, 22 same (20 judged same) and 18 different (17 judged
+    different): AC1 0.8508 (95% interval 0.6929 to 1), kappa 0.8492 (0.6517 to 1), a
+    false-accept rate of 0.0556 (0 to 0.1818); 36 of the 40 held when swapped (0.8 to
+    0.975)."""
     same, different = labels
+    overall = _figures(same, different, false_accepts)
+    n = same + different
+    held = Consistency(n, n - n // 10, Estimate(*agreement.share(n - n // 10, n)), n)
     return Calibration(
         judge=JudgeIdentity(judge.model, judge.fingerprint, judge.max_tokens),
         labels_path="labels.yaml",
@@ -91,8 +81,9 @@ def _calibration(
         labels=same + different,
         same=same,
         different=different,
-        overall=_figures(ac1, false_accept, same, different),
-        position=None if position is None else Consistency(40, 36, position, 40),
+        overall=overall,
+        fields={"summary": overall},
+        position=held if position else None,
         requests=4,
     )
 
@@ -127,22 +118,22 @@ def _judged(provenance: dict, gates: str) -> GateDecision:
 
 def test_a_floor_is_held_to_the_bound_of_its_interval(tmp_path):
     provenance = _provenance(tmp_path, _calibration())
-    # AC1 0.80 with its interval 0.55 to 0.93: a floor of 0.6 is below the point estimate
-    # but above the lower bound, so it fails; the false-accept rate 0.05 has its upper bound
-    # at 0.15, above a ceiling of 0.10: it fails too, though the point is under it
-    verdict = _judged(provenance, "judge_ac1=0.6 judge_false_accept=0.1 judge_kappa=0.6")
+    # AC1 0.85 with its interval 0.69 to 1: a floor of 0.7 is below the point estimate
+    # but above the lower bound, so it fails; the false-accept rate 0.056 has its upper bound
+    # at 0.18, above a ceiling of 0.10: it fails too, though the point is under it
+    verdict = _judged(provenance, "judge_ac1=0.7 judge_false_accept=0.1 judge_kappa=0.6")
     assert verdict.failures == [
-        "judge AC1 lower bound 0.5500 (0.8000, 95% interval 0.5500 to 0.9300, 40 labels) is "
-        "below jsonmatch_gates judge_ac1 0.6000",
-        "judge false-accept rate upper bound 0.1500 (0.0500, 95% interval 0.0100 to 0.1500, "
+        "judge AC1 lower bound 0.6929 (0.8508, 95% interval 0.6929 to 1.0000, 40 labels) is "
+        "below jsonmatch_gates judge_ac1 0.7000",
+        "judge false-accept rate upper bound 0.1818 (0.0556, 95% interval 0.0000 to 0.1818, "
         "40 labels) is above jsonmatch_gates judge_false_accept 0.1000",
     ]
-    # kappa's lower bound 0.68 reaches 0.6
+    # kappa's lower bound 0.65 reaches 0.6
     assert verdict.checked == [
-        "judge kappa lower bound 0.6800 (0.8500, 95% interval 0.6800 to 0.9700, 40 labels) is "
+        "judge kappa lower bound 0.6517 (0.8492, 95% interval 0.6517 to 1.0000, 40 labels) is "
         "at least jsonmatch_gates judge_kappa 0.6000"
     ]
-    verdict = _judged(provenance, "judge_ac1=0.55 judge_false_accept=0.15 judge_position=0.8")
+    verdict = _judged(provenance, "judge_ac1=0.69 judge_false_accept=0.19 judge_position=0.8")
     assert verdict.failures == [] and len(verdict.checked) == 3
     assert verdict.warnings == []
 
@@ -173,7 +164,7 @@ def test_no_calibration_fails_the_floor_saying_why(tmp_path):
         "labels=PATH"
     )
     # a calibration without the position check holds no position floor
-    no_swap = _provenance(tmp_path, _calibration(position=None))
+    no_swap = _provenance(tmp_path, _calibration(position=False))
     assert "ran no position check" in _judged(no_swap, "judge_position=0.5").failures[0]
 
 
@@ -249,8 +240,11 @@ def test_the_calibration_keys_of_the_judge_setting(tmp_path):
 
 def test_a_change_of_calibration_is_named_between_two_runs_and_refused_between_shards(tmp_path):
     before = _provenance(tmp_path, _calibration())
-    after = _provenance(tmp_path, _calibration(ac1=Estimate(0.7, 0.5, 0.85)))
-    assert provenance_changes(before, after) == ["judge calibration changed: AC1 0.8000 and 0.7000"]
+    after = _provenance(tmp_path, _calibration(false_accepts=3))
+    assert provenance_changes(before, after) == [
+        "judge calibration changed: AC1 0.8508 and 0.7538; kappa 0.8492 and 0.7462; "
+        "false-accept rate 0.0556 and 0.1667"
+    ]
     relabelled = _calibration()
     relabelled = replace(relabelled, labels_digest="sha256:" + "cd" * 32)
     changed = provenance_changes(before, _provenance(tmp_path, relabelled))
