@@ -38,7 +38,7 @@ class AnswerText:
     def write(self, value: object) -> None:
         """Write ``value`` as the answer's text: its JSON in the first piece, the others
         emptied (their texts are joined with line breaks into the answer)."""
-        from .recordings import deep_dumps
+        from ..engine.core.depth import deep_dumps
 
         text = deep_dumps(value, ensure_ascii=False, separators=(", ", ": "))
         for index, (holder, key) in enumerate(self.holders):

@@ -251,6 +251,8 @@ def _recording_text(record: dict[str, object], case_id: str) -> str:
     MAX_RECORDING_BYTES (the limit :func:`read_recording` reads to) now rather than when
     the next run cannot read it."""
     try:
+        from ..engine.core.depth import deep_dumps
+
         text = deep_dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise CaseFileError(
@@ -267,19 +269,6 @@ def _recording_text(record: dict[str, object], case_id: str) -> str:
             f"target's output smaller, or run without recording (--jsonmatch-record=off)"
         )
     return text
-
-
-def deep_dumps(value: object, **options: Any) -> str:
-    """``json.dumps(value, **options)`` at any depth the door takes: the standard writer
-    recurses once per level, so a value nested past the caller's stack (a model's answer
-    may nest 2,000 levels) is written again in a thread with room for it."""
-    try:
-        return json.dumps(value, **options)
-    except RecursionError:
-        from ..engine.core.depth import call_with_depth
-        from ..engine.reading.intake import MAX_DEPTH
-
-        return call_with_depth(MAX_DEPTH + 8, lambda: json.dumps(value, **options))
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

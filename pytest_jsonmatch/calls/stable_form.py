@@ -323,7 +323,7 @@ def _keys_scrubbed(mapping: dict[str, object], scrub: Scrub) -> dict[str, object
     out: dict[str, object] = {}
     for new, keys in alike.items():
         if len(keys) > 1:
-            from .recordings import deep_dumps
+            from ..engine.core.depth import deep_dumps
 
             keys.sort(key=lambda k: deep_dumps(mapping[k], sort_keys=True, ensure_ascii=False))
         for number, key in enumerate(keys, 1):

@@ -216,6 +216,6 @@ def call_options_of(
         configure(metric_named(metric), dict(given))
     except JsonMatchError as exc:
         raise error(line, f"{prefix}{key}: {exc}") from None
-    from .case_layers import merged_options  # (case_layers imports this module)
+    from .option_merge import merged_options
 
     return merged_options(inherited, given)

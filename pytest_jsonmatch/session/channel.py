@@ -54,11 +54,11 @@ class Defaults(Slotted):
         ``ignore``, ``fields`` ...), with ``given`` (a case's, or the keywords of
         ``assert_json_match``) laid over them as every level's options are laid over the
         one outside it: key by key, ``fields`` down to each field's settings, ``ignore``
-        added to (cases/case_layers.py's ``merged_options``)."""
+        added to (cases/option_merge.py)."""
         options = self._session_options_for(metric)
         if not given:
             return options
-        from ..cases.case_layers import merged_options
+        from ..cases.option_merge import merged_options
 
         return merged_options(options, given)
 

@@ -17,10 +17,10 @@ from pytest_jsonmatch.calls.case_outputs import Outputs
 from pytest_jsonmatch.calls.fingerprints import RecordSettings
 from pytest_jsonmatch.calls.live_calls import LiveCalls
 from pytest_jsonmatch.calls.produced import Produced
-from pytest_jsonmatch.calls.recordings import deep_dumps
 from pytest_jsonmatch.calls.stable_form import PLACEHOLDER, Scrub, stable_form
 from pytest_jsonmatch.cases.agent_expectations import AgentExpectations
 from pytest_jsonmatch.cases.case_files import GoldenCase
+from pytest_jsonmatch.engine.core.depth import deep_dumps
 from pytest_jsonmatch.engine.core.errors import ConfigError
 from pytest_jsonmatch.session.assertion import compare_and_send
 from pytest_jsonmatch.session.channel import Channel

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -104,3 +104,18 @@ def nesting(value: object, limit: int) -> int:
             return deepest
         stack.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def deep_dumps(value: object, **options: Any) -> str:
+    """``json.dumps(value, **options)`` at any depth the door takes: the standard writer
+    recurses once per level, so a value nested past the caller's stack (a model's answer
+    may nest 2,000 levels) is written again in a thread with room for it."""
+    import json
+
+    try:
+        return json.dumps(value, **options)
+    except RecursionError:
+        return call_with_depth(_DOOR_DEPTH, lambda: json.dumps(value, **options))
+
+
+_DOOR_DEPTH = 2_008  # (intake.MAX_DEPTH levels and a few around them: intake imports this)

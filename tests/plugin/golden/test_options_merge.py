@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_jsonmatch.cases.case_layers import merged_options
+from pytest_jsonmatch.cases.option_merge import merged_options
 from tests.helpers.plugin_cases import ARGS, write
 
 
