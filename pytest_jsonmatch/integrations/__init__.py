@@ -7,6 +7,7 @@ framework, each an extra of its own, each importable without the others.
 | inspect_ai      | ``json_match``, an Inspect AI ``@scorer``          | ``inspect-ai``     |
 | deepeval        | ``JsonMatchMetric``, a deepeval ``BaseMetric``     | ``deepeval``       |
 | openai_agent    | ``run_tools`` (calls/agent_loop.py), re-exported    | (none: duck typed) |
+| anthropic_agent | the same ``run_tools``, for the ``anthropic`` client | (none: duck typed) |
 
 Takes a framework's actual and expected outputs (text or objects, read leniently as
 :func:`~pytest_jsonmatch.match_json` reads them), a metric, a threshold and match_json's

@@ -1,4 +1,5 @@
-"""``run_tools`` where users import it from; its home is calls/agent_loop.py."""
+"""``run_tools`` where users import it from; its home is calls/agent_loop.py (the same loop
+drives the ``anthropic`` client: integrations/anthropic_agent.py exports it too)."""
 
 from ..calls.agent_loop import ERROR_CHARS as ERROR_CHARS
 from ..calls.agent_loop import MAX_CALLS_PER_RESPONSE as MAX_CALLS_PER_RESPONSE
