@@ -2,31 +2,48 @@
 names, every one, whole cases or single fields, with the byte-preserving edit of today's
 updates (updates.py, yaml_edit.py), into the case files the review was made of.
 
-The review file is read where a review run wrote it, ``ROOT/.jsonmatch/update-review.json``:
-the test root is the folder that holds ``.jsonmatch``, not a path the file names, and each
-case file it lists is a path under that root (an absolute one, or one with ``..``, is
-refused), so a review file from elsewhere cannot aim a write outside the root. A case file
-whose bytes are not those the review digested is refused before anything is written. What
-is accepted leaves the review; what is left stays for a later accept (its files' digests
-those of the bytes just written), and a review with nothing left is removed.
+The review file is read only where a review run writes it,
+``ROOT/.jsonmatch/update-review.json``: the test root is the folder that holds ``.jsonmatch``,
+never a path the file names, so a review named elsewhere (``review.json``), a ``.jsonmatch``
+that resolves out of the root, or a review file or page that is a link, a folder or a FIFO
+is refused before anything is read or written. The file is read as every file the project
+reads is (a regular file of at most MAX_FILE_BYTES, checked before it is read), and its
+shape checked whole: each case file it lists is a ``.yaml`` path under the root (an
+absolute one, one with ``..`` in either spelling, a drive, or a file listed twice is
+refused), each case once, with an id a case file can give, its fields exactly where its old
+and new values differ (the page shows the fields; an accept writes the values). Before
+anything is written, each case file accepted into must resolve inside the root, be a
+regular file whose bytes are those the review digested, and hold the case with the review's
+old value (none when it had none), so that what the review shows is what changes. What is
+accepted leaves the review; what is left stays for a later accept (its files' digests those
+of the bytes just written), and a review with nothing left is removed.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import json
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
+from ..engine.core.depth import call_with_depth
+from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean, printable
 from ..engine.core.values import json_equal
-from .update_review import ABSENT, REVIEW_JSON, REVIEW_MD, Change, changes, path_of, save_review
+from ..engine.reading.user_files import read_regular
+from .review_file import NOTHING, case_changes, read_review, review_root
+from .update_review import (
+    ABSENT,
+    FOLDER,
+    REVIEW_JSON,
+    REVIEW_MD,
+    Change,
+    path_of,
+    save_review,
+)
 from .updates import CaseUpdate, apply_updates
 
-_DIGEST = re.compile(r"[0-9a-f]{64}")
+_LISTED = 20  # names a refusal lists of what the review holds; the rest counted
 
 
 @dataclass
@@ -45,14 +62,24 @@ def accept(
     """Write what is accepted of the review at ``review`` (``shown``: the path as messages
     show it): ``every`` edit, or the ``cases`` and ``fields`` (``ID:PATH``) named. Returns
     what was written and what is left, as lines to print."""
-    document = read_review(review, shown)
-    root = review.absolute().parent.parent
+    shown = printable(shown, keep="")
+    root = review_root(review, shown)
+    document, depth = read_review(root / FOLDER / REVIEW_JSON, shown)
+    # (the review's values nest as deeply as the door lets a case's: room to walk them)
+    return call_with_depth(depth, _accepted, document, root, every, cases, fields, shown)
+
+
+def _accepted(
+    document: dict[str, object],
+    root: Path,
+    every: bool,
+    cases: Sequence[str],
+    fields: Sequence[str],
+    shown: str,
+) -> list[str]:
     chosen = _choose(document, every, cases, fields, shown)
     updates = [_update(one, root) for one in chosen]
-    _unchanged_since_review(updates, shown)
-    for one, update in zip(chosen, updates, strict=True):
-        if update.value is not one.case["new"]:  # (a part of a case: its old value is kept)
-            _old_value_is_the_files(one, update)
+    _as_reviewed(chosen, updates, root, shown)
     written: dict[str, str] = {}
     done, errors = apply_updates(updates, since=f"the review {shown} was made", written=written)
     said = [_what(one) for one in chosen]  # (before _left takes them out of the review)
@@ -60,61 +87,6 @@ def accept(
     if errors:
         raise CaseFileError("; ".join(errors) + (f" (written: {', '.join(done)})" if done else ""))
     return _said(said, document, shown)
-
-
-# -- reading the review ------------------------------------------------------------------------
-
-
-def read_review(path: Path, shown: str) -> dict[str, object]:
-    """The review file, checked: a CaseFileError naming it when it is missing or not a
-    review this version writes."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CaseFileError(
-            f"{shown}: no update review there; make one with "
-            f"pytest --jsonmatch-update=fix,review (or create, all)"
-        ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise CaseFileError(f"{shown}: cannot read the update review ({exc})") from None
-    problem = _problem(document)
-    if problem:
-        raise CaseFileError(f"{shown}: not an update review jsonmatch can read ({problem})")
-    assert isinstance(document, dict)
-    return document
-
-
-def _problem(document: object) -> str:
-    """What is wrong with a review's shape ('' when nothing is)."""
-    if not isinstance(document, dict) or document.get("jsonmatch") != "update-review":
-        return "no 'jsonmatch: update-review' key"
-    if document.get("format") != 1:
-        return f"format {document.get('format')!r}, not 1"
-    files = document.get("files")
-    if not isinstance(files, list):
-        return "'files' is not a list"
-    for file in files:
-        if not isinstance(file, dict) or not isinstance(file.get("path"), str):
-            return "a file without a path"
-        where = PurePosixPath(file["path"])
-        if where.is_absolute() or ".." in where.parts or not where.parts:
-            return f"the case file {file['path']!r} is not a path under the test root"
-        if not _DIGEST.fullmatch(str(file.get("sha256"))):
-            return f"the case file {file['path']!r} has no SHA-256 digest"
-        cases = file.get("cases")
-        if not isinstance(cases, list) or not all(_a_case(case) for case in cases):
-            return f"a case of {file['path']!r} without id, line, default_id or new"
-    return ""
-
-
-def _a_case(case: object) -> bool:
-    return (
-        isinstance(case, dict)
-        and isinstance(case.get("id"), str)
-        and isinstance(case.get("default_id"), str)
-        and isinstance(case.get("line"), int)
-        and "new" in case
-    )
 
 
 # -- what is accepted --------------------------------------------------------------------------
@@ -136,7 +108,7 @@ def _choose(
     ]
     for name in cases:
         matched = [one for one in entries if name in _names(one)]
-        _one_match(name, matched, [n for one in entries for n in _names(one)[:1]], shown)
+        _one_match(name, matched, lambda: [_names(one)[0] for one in entries], shown)
         matched[0].whole = True
     for name in fields:
         hits = [
@@ -146,19 +118,33 @@ def _choose(
             if name.startswith(case_name + ":")
             and (path := name[len(case_name) + 1 :]) in _paths(one)
         ]
-        known = [f"{_names(one)[0]}:{path}" for one in entries for path in _paths(one)]
-        _one_match(name, [one for one, _ in hits], known, shown, "field")
+        _one_match(
+            name,
+            [one for one, _ in hits],
+            lambda: [f"{_names(one)[0]}:{path}" for one in entries for path in _paths(one)],
+            shown,
+            "field",
+        )
         hits[0][0].paths.add(hits[0][1])
     return [one for one in entries if one.whole or one.paths]
 
 
 def _one_match(
-    name: str, matched: list[_Chosen], known: list[str], shown: str, what: str = "case"
+    name: str,
+    matched: list[_Chosen],
+    names: Callable[[], list[str]],
+    shown: str,
+    what: str = "case",
 ) -> None:
+    """``matched`` is one case; else a ConfigError listing what the review holds (``names``,
+    listed only then: a field's are recomputed from each case's values)."""
     if not matched:
+        known = names()
+        listed = ", ".join(map(repr, known[:_LISTED])) or "nothing"
+        more = f" and {len(known) - _LISTED:,} more" if len(known) > _LISTED else ""
         raise ConfigError(
             f"--{what} {name!r}: no such {what} in the update review {shown}"
-            f"{did_you_mean(name, known)}; it holds: {', '.join(map(repr, known)) or 'nothing'}"
+            f"{did_you_mean(name, known)}; it holds: {listed}{more}"
         )
     if len({id(one) for one in matched}) > 1:
         raise ConfigError(
@@ -173,13 +159,7 @@ def _names(one: _Chosen) -> tuple[str, str]:
 
 
 def _paths(one: _Chosen) -> list[str]:
-    return [path_of(at) for at, _, _ in _changes(one.case)]
-
-
-def _changes(case: Mapping[str, object]) -> list[Change]:
-    """A case's field changes, recomputed from its old and new values (not read from the
-    file's field list, so that they cannot disagree with the values written)."""
-    return changes(case.get("old", ABSENT), case["new"])
+    return [path_of(at) for at, _, _ in case_changes(one.case)]
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -188,8 +168,8 @@ def _changes(case: Mapping[str, object]) -> list[Change]:
 def _update(one: _Chosen, root: Path) -> CaseUpdate:
     """The case update that writes what is accepted of ``one``."""
     case = one.case
-    taken = [c for c in _changes(case) if path_of(c[0]) in one.paths]
-    whole = one.whole or len(taken) == len(_changes(case))
+    taken = [c for c in case_changes(case) if path_of(c[0]) in one.paths]
+    whole = one.whole or len(taken) == len(case_changes(case))
     return CaseUpdate(
         path=str(root / str(one.file["path"])),
         display=str(one.file["path"]),
@@ -225,28 +205,53 @@ def _partial(old: object, new: object, taken: list[Change]) -> object:
     return value
 
 
-def _unchanged_since_review(updates: list[CaseUpdate], shown: str) -> None:
-    """Every case file still the bytes the review digested, checked before any is written."""
-    for update in updates:
-        try:
-            digest = hashlib.sha256(Path(update.path).read_bytes()).hexdigest()
-        except OSError as exc:
-            raise CaseFileError(
-                f"{update.display}: cannot read it ({exc.strerror or exc})"
-            ) from None
-        if digest != update.sha256:
-            raise CaseFileError(
-                f"{update.display}: changed since the update review {shown} was made: "
-                f"nothing accepted; make the review again (pytest --jsonmatch-update=...,review)"
-            )
+def _as_reviewed(
+    chosen: Sequence[_Chosen], updates: Sequence[CaseUpdate], root: Path, shown: str
+) -> None:
+    """Every case file accepted into, checked before any is written: it resolves inside the
+    root (a symlinked file or folder may not lead out), it is a regular file (a FIFO or a
+    folder is refused without being read; its size bounded as every file the project reads),
+    no two of the review's files are one, its bytes are those the review digested, and it
+    holds each case accepted with the review's old value: the values a field accept keeps
+    are written as the review says they were, and a whole case changes only the fields the
+    review shows."""
+    from ..engine.reading.safe_yaml import decode_text, parse_yaml
+
+    read: dict[str, object] = {}  # a case file's path -> its value
+    named: dict[Path, str] = {}  # a real path -> the case file the review names there
+    for one, update in zip(chosen, updates, strict=True):
+        if update.path not in read:
+            try:
+                real = Path(update.path).resolve()
+            except (OSError, RuntimeError) as exc:  # (a symlink loop)
+                raise CaseFileError(
+                    f"{update.display}: cannot resolve it ({exc}): {NOTHING}"
+                ) from None
+            if not real.is_relative_to(root):
+                raise CaseFileError(
+                    f"{update.display}: resolves to {real}, outside the test root {root} (a "
+                    f"symlinked file or folder?): {NOTHING}; the plugin writes only inside the "
+                    f"root"
+                )
+            if real in named:
+                raise CaseFileError(
+                    f"{update.display}: the update review {shown} names this case file twice "
+                    f"(as {named[real]!r} too): {NOTHING}; make the review again"
+                )
+            named[real] = update.display
+            raw = read_regular(update.path, "the case file", CaseFileError, shown=update.display)
+            if hashlib.sha256(raw).hexdigest() != update.sha256:
+                raise CaseFileError(
+                    f"{update.display}: changed since the update review {shown} was made: "
+                    f"{NOTHING}; make the review again (pytest --jsonmatch-update=...,review)"
+                )
+            read[update.path] = parse_yaml(decode_text(raw, update.display), update.display)[0]
+        _old_value_is_the_files(one, update, read[update.path])
 
 
-def _old_value_is_the_files(one: _Chosen, update: CaseUpdate) -> None:
-    """The case's expected value in its file is the review's old value: the values a field
-    accept keeps are written as the review says they were."""
-    from ..engine.reading.safe_yaml import parse_yaml, read_text
-
-    data, _ = parse_yaml(read_text(Path(update.path), update.display), update.display)
+def _old_value_is_the_files(one: _Chosen, update: CaseUpdate, data: object) -> None:
+    """The case's expected value in its file (``data``) is the review's old value, or the
+    case has none where the review says it had none."""
     cases = data.get("cases") if isinstance(data, dict) else None
     found = (
         [c for c in cases if isinstance(c, dict) and str(c.get("id")) == update.case_id]
@@ -255,10 +260,20 @@ def _old_value_is_the_files(one: _Chosen, update: CaseUpdate) -> None:
     )
     expected = found[0].get("expected", ABSENT) if found and isinstance(found[0], dict) else ABSENT
     old = one.case.get("old", ABSENT)
-    if expected is ABSENT or old is ABSENT or not json_equal(expected, old):
+    if not found:
+        problem = "it holds no such case"
+    elif expected is ABSENT:  # (an agent's case without one is reviewed with the old None)
+        problem = "" if old is ABSENT or old is None else "the file's case has no expected value"
+    else:
+        problem = (
+            ""
+            if old is not ABSENT and json_equal(expected, old)
+            else "the review's old value is not the file's"
+        )
+    if problem:
         raise CaseFileError(
-            f"{update.display}: case {update.case_id!r}: the review's old value is not the "
-            f"file's (was the review edited?): nothing accepted; make the review again"
+            f"{update.display}: case {update.case_id!r}: {problem} (was the review edited?): "
+            f"{NOTHING}; make the review again"
         )
 
 
@@ -274,8 +289,8 @@ def _left(
         one.file["sha256"] = written[path]
         cases = one.file["cases"]
         assert isinstance(cases, list)
-        taken = [c for c in _changes(one.case) if path_of(c[0]) in one.paths]
-        if one.whole or len(taken) == len(_changes(one.case)):
+        taken = [c for c in case_changes(one.case) if path_of(c[0]) in one.paths]
+        if one.whole or len(taken) == len(case_changes(one.case)):
             cases.remove(one.case)
             continue
         one.case["old"] = _partial(one.case.get("old"), one.case["new"], taken)
@@ -298,7 +313,7 @@ def _left(
 
 def _what(one: _Chosen) -> tuple[str, int]:
     """What is accepted of a case, as said: its line, and how many fields."""
-    count = len(_changes(one.case)) if one.whole else len(one.paths)
+    count = len(case_changes(one.case)) if one.whole else len(one.paths)
     what = "every field" if one.whole else ", ".join(sorted(one.paths))
     return f"  {one.file['path']}:{one.case['line']} {one.case['id']}: {what}", count
 

@@ -43,19 +43,27 @@ Change = tuple[tuple[Step, ...], object, object]  # where, old (or ABSENT), new 
 def changes(old: object, new: object) -> list[Change]:
     """Every field in which ``new`` differs from ``old``: a key's value in two mappings, an
     item of two lists of one length, else the value as a whole (a list that grows, a value
-    that changes kind). Accepting every change of a case gives exactly ``new``."""
+    that changes kind). Accepting every change of a case gives exactly ``new``. Values as
+    deep as the door lets a case's nest are compared with room for their depth."""
     found: list[Change] = []
-    _walk(old, new, (), found)
+    try:
+        _walk(old, new, (), found)
+    except RecursionError:  # (rare: measured only then)
+        from ..engine.core.depth import call_with_depth, nesting
+        from ..engine.reading.intake import MAX_DEPTH
+
+        found.clear()
+        depth = max(nesting(old, MAX_DEPTH), nesting(new, MAX_DEPTH))
+        call_with_depth(depth, _walk, old, new, (), found)
     return found
 
 
 def _walk(old: object, new: object, at: tuple[Step, ...], found: list[Change]) -> None:
+    # (mappings and lists are walked into, not compared first: a comparison at each level
+    # would read a deep value's rest once per level)
     if old is ABSENT or new is ABSENT:  # a key one side lacks
         found.append((at, old, new))
-        return
-    if json_equal(old, new):
-        return
-    if len(at) < _DEPTH and isinstance(old, dict) and isinstance(new, dict):
+    elif len(at) < _DEPTH and isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
             _walk(old.get(key, ABSENT), new.get(key, ABSENT), (*at, key), found)
     elif (
@@ -67,7 +75,7 @@ def _walk(old: object, new: object, at: tuple[Step, ...], found: list[Change]) -
     ):
         for index, (one, other) in enumerate(zip(old, new, strict=True)):
             _walk(one, other, (*at, index), found)
-    else:
+    elif not json_equal(old, new):
         found.append((at, old, new))
 
 
@@ -242,29 +250,58 @@ def write_review(
     return terminal_lines(document, (where, where.with_name(REVIEW_MD))), []
 
 
-def review_folder(root: Path) -> Path:
+def review_folder(root: Path, refused: str = "the update review is not written") -> Path:
     """The review's folder, which must lie inside the test root (a symlink out of it is
-    refused: the plugin writes only inside the root)."""
+    refused, with ``refused`` saying what is not done: the plugin reads and writes the
+    review only inside the root)."""
     folder = root / FOLDER
-    if not folder.resolve().is_relative_to(root.resolve()):
-        raise CaseFileError(
-            f"{FOLDER} resolves to {folder.resolve()}, outside the test root {root}: "
-            f"the update review is not written"
-        )
+    try:
+        real = folder.resolve()
+        inside = real.is_relative_to(root.resolve())
+    except (OSError, RuntimeError) as exc:  # (a symbolic link's loop)
+        raise CaseFileError(f"{FOLDER} cannot be resolved ({exc}): {refused}") from None
+    if not inside:
+        raise CaseFileError(f"{FOLDER} resolves to {real}, outside the test root {root}: {refused}")
     return folder
+
+
+def review_files_owned(folder: Path) -> None:
+    """Each of the review's two files is a regular file or not there yet: a symbolic link,
+    a folder or a FIFO in the place of either is refused before either is written (the
+    plugin writes its own files only as regular files, never through a link)."""
+    from ..engine.reading.user_files import not_owned
+
+    for name in (REVIEW_JSON, REVIEW_MD):
+        there = not_owned(folder / name)
+        if there is not None:
+            raise CaseFileError(
+                f"{FOLDER}/{name} is {there}, not a regular file: refused (the plugin writes "
+                f"its own files only as regular files); remove it and make the review again"
+            )
 
 
 def save_review(document: Mapping[str, object], root: Path) -> Path:
     """Write the review's two files (the Markdown made from the JSON), each atomically;
-    the JSON file's path."""
+    the JSON file's path. A review larger than ``jsonmatch accept`` reads (MAX_FILE_BYTES)
+    is not written, and an older one there is removed: none outlives the run that
+    replaced it."""
+    from ..engine.reading.user_files import MAX_FILE_BYTES
     from ..reporting.run_model.atomic import write_atomic
     from .review_text import review_markdown
 
     folder = review_folder(root)
-    folder.mkdir(exist_ok=True)
+    review_files_owned(folder)
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    markdown = review_markdown(document)
     json_path, md_path = folder / REVIEW_JSON, folder / REVIEW_MD
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        for path in (json_path, md_path):
+            path.unlink(missing_ok=True)
+        raise CaseFileError(
+            f"the update review would be larger than {MAX_FILE_BYTES // 2**20} MB, the most "
+            f"jsonmatch accept reads: not written; review fewer cases at once (pytest -k)"
+        )
+    folder.mkdir(exist_ok=True)
+    markdown = review_markdown(document)
     write_atomic(json_path, lambda fh: fh.write(text), owned="the update review")
     write_atomic(md_path, lambda fh: fh.write(markdown), owned="the update review")
     return json_path

@@ -22,7 +22,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "is refused; what is accepted leaves the review.",
     )
     p.add_argument(
-        "review", nargs="?", default=DEFAULT, metavar="REVIEW", help=f"default: {DEFAULT}"
+        "review",
+        nargs="?",
+        default=DEFAULT,
+        metavar="REVIEW",
+        help=f"where the review run wrote it, ROOT/{DEFAULT}, ROOT the test root "
+        f"(default: {DEFAULT})",
     )
     p.add_argument("--all", dest="every", action="store_true", help="accept every edit")
     p.add_argument(

@@ -54,15 +54,27 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 def escape(text: object) -> str:
     """Text safe inside a Markdown table cell: one line, control and format characters as
     their escapes (``page_text``: no right-to-left override turns a value around), markup
-    characters escaped, and no bare URL GitHub would turn into a link (a zero-width space,
-    put in after, breaks ``://`` and ``www.``)."""
+    characters escaped, no bare URL GitHub would turn into a link (a zero-width space, put
+    in after, breaks ``://`` and ``www.``), and no ``@name`` it would turn into a mention
+    of a user or a team (a zero-width space put in after the ``@``, which breaks an e-mail
+    address's link as well)."""
     plain = page_text(" ".join(str(text).split()), keep="")
     plain = _SPECIAL.sub(r"\\\1", plain).replace("&", "&amp;")
-    return _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], plain)
+    return _AUTOLINK.sub(_broken, plain)
 
 
-# what GitHub's Markdown links by itself: "scheme://", "www.", and "@" of an e-mail address
+# what GitHub's Markdown links by itself: "scheme://", "www.", and "@" before a name (a
+# mention, "@octocat", "@acme/admins"; an e-mail address's domain): a login or an
+# organisation starts with a letter or a digit
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):/|www\.|@(?=[a-z0-9])")
+
+
+def _broken(match: re.Match[str]) -> str:
+    """The link's start with a zero-width space in it: before the last character of ``://``
+    and ``www.``; after an ``@`` (one put before it would leave ``@name`` whole, and a
+    mention needs only a non-word character before the ``@``)."""
+    found = match.group(0)
+    return found + "\u200b" if found == "@" else found[:-1] + "\u200b" + found[-1]
 
 
 MARKER = "<!-- jsonmatch-report -->"

@@ -234,6 +234,7 @@ def test_a_field_accept_from_a_review_whose_old_value_was_edited_is_refused(tmp_
     path, review = _review(tmp_path)
     data = json.loads(review.read_text())
     data["files"][0]["cases"][1]["old"]["vendor"] = "Forged"
+    data["files"][0]["cases"][1]["fields"][0]["old"] = "Forged"  # (its page says so too)
     review.write_text(json.dumps(data))
     assert main(["accept", "--field", "two:total", str(review)]) == 2
     assert "case 'two': the review's old value is not the file's" in capsys.readouterr().err
