@@ -13,6 +13,7 @@ engine's root modules (``entry.py``, ``match.py``); of the engine, only ``bfcl``
 | agent_run.py         | a run's JSON form (messages, state) and reading: its final answer    |
 | run_scoring.py       | ``match_run``: a run's answer, trajectory and end state, one table   |
 | state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
+| file_data.py         | a file's text as its format's data: JSON, YAML, TOML, CSV            |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
 
 Callers outside the package import the names below from here, each loaded on first use

@@ -1,23 +1,26 @@
 """End states: the state an environment was left in, compared with the expected state.
 
-``match_state`` reads both states to JSON (``state_reading.py``) and scores them by any metric
-through the engine's one way in. ``match_turn_states`` does so after every turn of a run and
-puts the turns side by side: each turn's result, the per-turn score (the mean over turns), the
-strict verdict (every turn right) and one field table whose paths start with the turn
+``match_state`` reads both states to JSON (``state_reading.py``), alike (text that stands
+for data read as data on both sides: ``as_data``), and scores them by any metric through the
+engine's one way in; a row comparing text that stands for data says why in its ``reason``.
+``match_turn_states`` does so after every turn of a run and puts the turns side by side: each
+turn's result, the per-turn score (the mean over turns), the strict verdict (every turn
+right) and one field table whose paths start with the turn
 (``turns[1].GorillaFileSystem.root.name``; folded, ``turns[].GorillaFileSystem.root.name``).
 Turns are numbered from 0, as BFCL numbers them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.errors import ConfigError, JsonMatchError
 from ..core.paths import index_segment
+from ..core.values import JsonValue
 from ..match import match_json
 from ..results.field_results import FieldResult, MatchResult
-from .state_reading import read_state
+from .state_reading import Note, as_data, read_state
 
 # a turn is right when its score is 1 to within float noise
 _RIGHT = 1.0 - 1e-9
@@ -29,13 +32,54 @@ def match_state(
     """The state ``actual`` scored against ``expected`` under ``metric`` (any metric, with
     its options, as ``match_json`` takes them). Each state is an object, a mapping, a
     ``sqlite3.Connection`` or a directory path, read as docs/metrics.md ("End states") says;
-    each must read to a JSON object."""
+    each must read to a JSON object. A row comparing a value as text where it stands for
+    data (a file that does not read as its format) says so in its ``reason``."""
     actual_json = _state_object(actual, "actual state")
     expected_json = _state_object(expected, "expected state")
-    return match_json(actual_json, expected_json, metric, **options)
+    actual_json, expected_json, notes = as_data(actual_json, expected_json)
+    return _noted(match_json(actual_json, expected_json, metric, **options), notes)
 
 
-def _state_object(state: object, side: str) -> Mapping[str, object]:
+def _noted(result: MatchResult, notes: tuple[Note, ...]) -> MatchResult:
+    """``result`` with each note in the reason of every row at or under its path (on its
+    side: the expected side's path, or where the actual value was found)."""
+    if not notes:
+        return result
+    fields = tuple(_with_notes(field, notes) for field in result.fields)
+    return MatchResult(
+        result.metric,
+        result.score,
+        result.precision,
+        result.recall,
+        result.f1,
+        fields,
+        result.pairings,
+        result.floor_failures,
+        result.truncated,
+        result.conformance,
+        result.error,
+        result.parts,
+    )
+
+
+def _with_notes(field: FieldResult, notes: tuple[Note, ...]) -> FieldResult:
+    said = [
+        f"{note.side}: {note.text}"
+        for note in notes
+        if _at_or_under(
+            field.path if note.side == "expected" else field.actual_path or field.path, note.path
+        )
+    ]
+    if not said:
+        return field
+    return field._replace(reason="; ".join([field.reason, *said] if field.reason else said))
+
+
+def _at_or_under(path: str, place: str) -> bool:
+    return path == place or (path.startswith(place) and path[len(place)] in ".[")
+
+
+def _state_object(state: object, side: str) -> dict[str, JsonValue]:
     value = read_state(state, side)
     if not isinstance(value, dict):
         raise ConfigError(

@@ -2,7 +2,7 @@
 
 Three kinds of state are read: an object (its public attributes, recursively), the rows of a
 database (``{table: [rows]}`` as given, or read from a ``sqlite3`` connection), and the files
-under a directory (``{relative path: text}``). The conversions are fixed and documented in
+under a directory (``{relative path: content}``). The conversions are fixed and documented in
 docs/metrics.md ("End states"), so that the same state always reads to the same JSON:
 
 - an object's public attributes (names not starting with ``_``; its ``__dict__``, else its
@@ -13,7 +13,16 @@ docs/metrics.md ("End states"), so that the same state always reads to the same 
   ``bytes`` as UTF-8 text;
 - mapping keys that are numbers, booleans or null as JSON writes them (``1`` -> ``"1"``);
 - an attribute that leads back to an object still being read (a parent link: a cycle) as the
-  text ``"<ref PATH>"``, PATH being where that object was read.
+  text ``"<ref PATH>"``, PATH being where that object was read;
+- text that stands for data as that data (file_data.py reads it): a file named ``*.json``,
+  ``*.yaml``, ``*.yml``, ``*.toml`` or ``*.csv`` as its format's data, and the value of a
+  database column declared ``JSON`` (or checked by ``json_valid``) that is a JSON object or
+  array as that object or array; text that does not read so stays text.
+
+Two states about to be compared are read alike (:func:`as_data`): each side's text that
+stands for data is read as data there too (a recording or an expected state that holds a
+data file's content, or a JSON column's value, as text compares as data), and a file that
+does not read is compared as text, a :class:`Note` saying so for its row.
 
 Anything else (a function, a NaN, a key that is a tuple) is a ConfigError naming its path.
 
@@ -35,6 +44,7 @@ import enum
 import json
 import math
 import os
+import re
 import sqlite3
 import stat
 import threading
@@ -42,11 +52,12 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.errors import ConfigError
 from ..core.paths import display_path, index_segment, key_segment
 from ..core.values import JsonValue
+from .file_data import NotData, cut, data_format, read_data, yaml_refused
 
 # The limits of one state (one side of a comparison), each a ConfigError past it:
 MAX_STATE_DEPTH = 200  # levels of nesting, or folders under a directory (a chain, not data)
@@ -60,7 +71,7 @@ _INTERRUPT_AGAIN = 0.01  # seconds between interrupts past it (one between state
 
 def read_state(state: object, side: str = "state") -> JsonValue:
     """``state`` as plain JSON: a ``sqlite3.Connection`` as its tables' rows, a directory
-    (an ``os.PathLike``) as its files' text, anything else by the rules above. ``side``
+    (an ``os.PathLike``) as its files' content, anything else by the rules above. ``side``
     names the value in error messages (``"actual state"``, ``"turn 2 expected state"``)."""
     if isinstance(state, sqlite3.Connection):
         return read_sqlite(state, side)
@@ -131,10 +142,191 @@ def _apart(
         del left.open[id(model)], right.open[id(truth)]
 
 
+class Data(NamedTuple):
+    """Text read as data: its ``value`` (the text itself where it was not read), ``note``
+    (why it was not: ``not JSON (...): compared as text``; "" where it was) and the
+    ``values`` and characters of ``text`` the data holds, of one state's limits."""
+
+    value: JsonValue
+    note: str
+    values: int
+    text: int
+
+
+def text_data(fmt: str, text: str, path: str, depth: int) -> Data:
+    """``text`` read as ``fmt`` (file_data.py's FORMATS) and then to JSON by the rules above,
+    as the value at ``path``, ``depth`` levels down a state. Text that is not its format's
+    data, or whose data alone passes a limit of a state (nesting past it, more values than
+    it holds), is kept as it is, its note saying why."""
+    try:
+        data = read_data(fmt, text, MAX_STATE_VALUES)
+    except NotData as why:
+        return Data(text, why.note, 0, 0)
+    reader = _Reader("its data")
+    try:
+        value = reader.read(data, path, depth)
+    except ConfigError as error:
+        return Data(text, f"read as {fmt}, {cut(str(error))}: compared as text", 0, 0)
+    return Data(value, "", reader.values, reader.text)
+
+
+class Note(NamedTuple):
+    """A value of a state compared as text where it stands for data: ``side`` (``actual``,
+    ``expected``), its ``path`` in that state and ``text``, why it is not read as data."""
+
+    side: str
+    path: str
+    text: str
+
+
+def as_data(
+    actual: dict[str, JsonValue], expected: dict[str, JsonValue]
+) -> tuple[dict[str, JsonValue], dict[str, JsonValue], tuple[Note, ...]]:
+    """Two states just read (by :func:`read_state`, so each its own: changed in place),
+    each text in them that stands for data read as that data, alike on both sides:
+
+    - a top-level member named as a data file (``aisle-B.json``) that holds text: a
+      directory's file, as a recording made before files were read as data or an expected
+      state written by hand holds it;
+    - text that opens a JSON object or array, where the other side holds an object or an
+      array at the same field (``orders[].items``): a JSON column's value, or any value
+      one side gives as JSON text and the other as data.
+
+    Where that text does not read, it is compared as text and a :class:`Note` says why.
+    Each side is held again to one state's limits, with the data read in place of its text."""
+    notes: list[Note] = []
+    for state, side in ((actual, "actual"), (expected, "expected")):
+        _files_as_data(state, side, notes)
+    ours, theirs = _JsonTexts(actual, "actual"), _JsonTexts(expected, "expected")
+    if ours.found or theirs.found:  # (else no path is made: most states hold no such text)
+        ours.walk()
+        theirs.walk()
+        ours.read(theirs.containers, notes)
+        theirs.read(ours.containers, notes)
+    ours.check("")
+    theirs.check("")
+    return actual, expected, tuple(notes)
+
+
+def _files_as_data(state: dict[str, JsonValue], side: str, notes: list[Note]) -> None:
+    """Each top-level member of ``state`` named as a data file that holds text, read as its
+    data (in place; its limits are held by the count that follows, :class:`_JsonTexts`);
+    YAML only where the side's YAML texts are within what is read (file_data.py's
+    :func:`~.file_data.yaml_refused`)."""
+    files = [
+        (name, fmt, value)
+        for name, value in state.items()
+        if type(value) is str and (fmt := data_format(name)) is not None
+    ]
+    yaml = yaml_refused(sum(len(text) for _, fmt, text in files if fmt == "YAML"))
+    for name, fmt, text in files:
+        path = key_segment("", name)
+        data = Data(text, yaml, 0, 0) if fmt == "YAML" and yaml else text_data(fmt, text, path, 1)
+        if data.note:
+            notes.append(Note(side, path, data.note))
+        else:
+            state[name] = data.value
+
+
+_Container = dict[str, JsonValue] | list[JsonValue]
+
+
+class _JsonTexts:
+    """One side's values and text counted (of one state's limits), and whether it holds a
+    text that opens a JSON object or array (``{`` or ``[``) where it is no data file's
+    content (``found``). Walked again with paths (:meth:`walk`, only where a side holds
+    one): its field paths holding an object or an array (``containers``) and each such
+    text, with its field path, its path, the container holding it, its key there and its
+    depth."""
+
+    def __init__(self, state: dict[str, JsonValue], side: str) -> None:
+        self.state, self.side = state, side
+        self.values = 1  # the state itself
+        self.text = 0
+        self.found = False
+        self.containers: set[str] = {""}
+        self.texts: list[tuple[str, str, Any, str | int, int]] = []
+        stack: list[_Container] = []
+        for key, item in state.items():
+            self.count(item, stack)
+            self.found = self.found or _json_text(item, key, 0)
+        while stack:
+            value = stack.pop()
+            for item in value.values() if isinstance(value, dict) else value:
+                self.count(item, stack)
+                if not self.found and type(item) is str:
+                    self.found = item.lstrip(" \t\n\r")[:1] in ("{", "[")
+
+    def count(self, item: JsonValue, stack: list[_Container]) -> None:
+        self.values += 1
+        if isinstance(item, (dict, list)):
+            stack.append(item)
+        elif type(item) is str:
+            self.text += len(item)
+
+    def walk(self) -> None:
+        stack: list[tuple[_Container, str, str, int]] = [(self.state, "", "", 0)]
+        while stack:
+            value, path, field, depth = stack.pop()
+            keyed = isinstance(value, dict)
+            members: Any = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in members:
+                if isinstance(item, (dict, list)):
+                    at, field_at = _paths(path, field, key, keyed)
+                    self.containers.add(field_at)
+                    stack.append((item, at, field_at, depth + 1))
+                elif _json_text(item, key, depth):
+                    at, field_at = _paths(path, field, key, keyed)
+                    self.texts.append((field_at, at, value, key, depth + 1))
+
+    def read(self, theirs: set[str], notes: list[Note]) -> None:
+        """Each text at a field where the other side (``theirs``) holds an object or an
+        array read as JSON (in place), the state held to its limits with it."""
+        for field, path, holder, key, depth in self.texts:
+            if field not in theirs:
+                continue
+            text = holder[key]
+            data = text_data("JSON", text, path, depth)
+            if data.note:
+                notes.append(Note(self.side, path, data.note))
+                continue
+            holder[key] = data.value
+            self.values += data.values - 1
+            self.text += data.text - len(text)
+            self.check(path)
+
+    def check(self, path: str) -> None:
+        where = f"{self.side} state at {display_path(path)}"
+        if self.values > MAX_STATE_VALUES:
+            raise ConfigError(f"{where}: {_too_many_values()}")
+        if self.text > MAX_STATE_BYTES:
+            raise ConfigError(f"{where}: {_too_much_text()}")
+
+
+def _json_text(item: object, key: object, depth: int) -> bool:
+    """Whether ``item`` (under ``key``, ``depth`` levels down) is a text that opens a JSON
+    object or array, and no data file's content (a top-level member named as one)."""
+    return (
+        type(item) is str
+        and item.lstrip(" \t\n\r")[:1] in ("{", "[")
+        and not (depth == 0 and isinstance(key, str) and data_format(key) is not None)
+    )
+
+
+def _paths(path: str, field: str, key: str | int, keyed: bool) -> tuple[str, str]:
+    """A member's path and field path below its container's."""
+    if keyed:
+        assert isinstance(key, str)
+        return key_segment(path, key), key_segment(field, key)
+    assert isinstance(key, int)
+    return index_segment(path, key), index_segment(field, None)
+
+
 def read_sqlite(connection: sqlite3.Connection, side: str = "database") -> dict[str, JsonValue]:
     """Every table of ``connection`` (not sqlite's own) as ``{table: [rows]}``, each row an
-    object of its columns. Rows are sorted by their columns in order, since a table's rows
-    have no order of their own; BLOBs are read as UTF-8 text.
+    object of its columns. Rows are sorted by their columns in order (as stored), since a
+    table's rows have no order of their own; BLOBs are read as UTF-8 text; in a column that
+    holds JSON (:func:`_json_columns`) a value that is a JSON object or array as that.
 
     Each table is read twice: its values' sizes first (numbers only), refused past
     MAX_VALUE_BYTES a value, MAX_STATE_BYTES and MAX_STATE_VALUES in all, then its values,
@@ -175,17 +367,63 @@ def _table(
     """One table's rows, within the limits ``sizes`` and ``reader`` count."""
     quoted = _quoted(name)
     columns = _columns(connection, side, name, quoted)
+    json_columns = _json_columns(connection, side, name, quoted)
     sizes.check(connection, name, quoted, columns)
     rows = _rows(connection, side, name, _values_query(quoted, columns))
     rows.sort(key=_row_order)
     path = key_segment("", name)
     return [
         {
-            column: reader.read(value, key_segment(index_segment(path, index), column), 2)
+            column: reader.cell(
+                value, key_segment(index_segment(path, index), column), column in json_columns
+            )
             for column, value in zip(columns, row)
         }
         for index, row in enumerate(rows)
     ]
+
+
+def _json_columns(
+    connection: sqlite3.Connection, side: str, name: str, quoted: str
+) -> frozenset[str]:
+    """The columns of a table that hold JSON: declared with a type naming it (``data JSON``,
+    as SQLAlchemy's and peewee's JSON fields declare it) or checked by ``json_valid`` in
+    the table's definition (``CHECK (JSON_VALID("data"))``, as Django's JSONField does)."""
+    try:
+        try:
+            declared = _plain(connection).execute(f"PRAGMA table_xinfo({quoted})").fetchall()
+        except sqlite3.OperationalError:  # (sqlite before 3.26: no generated columns either)
+            declared = _plain(connection).execute(f"PRAGMA table_info({quoted})").fetchall()
+        found = (
+            _plain(connection)
+            .execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+            .fetchone()
+        )
+    except sqlite3.Error as error:
+        raise _cannot_read_table(side, name, error) from None
+    definition = str(found[0]) if found and found[0] else ""
+    return frozenset(
+        str(column[1])
+        for column in declared
+        if "JSON" in str(column[2] or "").upper() or _checked_json(definition, str(column[1]))
+    )
+
+
+def _checked_json(definition: str, column: str) -> bool:
+    """Whether a table's definition checks ``column`` with ``json_valid`` (named bare or in
+    any of SQL's quotes)."""
+    if "json_valid" not in definition.lower():
+        return False
+    named = "|".join(
+        re.escape(form)
+        for form in (
+            column,
+            '"' + column.replace('"', '""') + '"',
+            "`" + column.replace("`", "``") + "`",
+            f"[{column}]",
+        )
+    )
+    return re.search(rf"json_valid\s*\(\s*(?:{named})\s*\)", definition, re.I) is not None
 
 
 class _Watchdog:
@@ -402,9 +640,11 @@ def _row_order(row: tuple[Any, ...]) -> tuple[tuple[int, str], ...]:
 
 
 def read_directory(directory: os.PathLike[str], side: str = "state") -> dict[str, JsonValue]:
-    """Every file under ``directory`` as ``{relative path: text}`` (paths with ``/``,
-    sorted). Nothing under it is followed: a symbolic link, to a file or a folder, inside or
-    outside, reads as ``"<link to TARGET>"`` (its target as written, nothing read there); a
+    """Every file under ``directory`` as ``{relative path: content}`` (paths with ``/``,
+    sorted), a file's content its text, or the data it holds where its name says a format
+    (:meth:`_Tree.content`). Nothing under it is followed: a symbolic link, to a file or a
+    folder, inside or outside, reads as ``"<link to TARGET>"`` (its target as written,
+    nothing read there); a
     FIFO, a socket or a device is never opened and reads as ``"<FIFO>"`` (``"<socket>"``,
     ...). A file that is not UTF-8 text, or cannot be read, a folder that cannot be listed,
     and a tree past the limits are ConfigErrors naming the file or folder."""
@@ -448,6 +688,9 @@ class _Tree:
         self.files: dict[str, JsonValue] = {}
         self.entries = 0
         self.bytes = 0
+        self.values = 0  # values the data files' data holds, of MAX_STATE_VALUES
+        self.text = 0  # characters of text in it (an alias repeats one), of MAX_STATE_BYTES
+        self.yaml: list[str] = []  # the YAML files, read as data once all are read
 
     def read(self) -> dict[str, JsonValue]:
         stack: list[tuple[_Folder, str, list[tuple[str, os.stat_result]]]] = []
@@ -476,6 +719,11 @@ class _Tree:
         finally:
             for folder, _, _ in stack:
                 _close(folder)
+        yaml = [(relative, self.files[relative]) for relative in sorted(self.yaml)]
+        if not yaml_refused(sum(len(text) for _, text in yaml if isinstance(text, str))):
+            for relative, text in yaml:
+                assert isinstance(text, str)
+                self.files[relative] = self.data(relative, "YAML", text)
         return dict(sorted(self.files.items()))
 
     def fail(self, what: str) -> ConfigError:
@@ -544,7 +792,7 @@ class _Tree:
         special file a text saying what it is (never opened)."""
         mode = status.st_mode
         if stat.S_ISREG(mode):
-            return self.file_text(folder, name, relative, status)
+            return self.content(relative, self.file_text(folder, name, relative, status))
         if stat.S_ISLNK(mode):
             path, dir_fd = _at(folder, name)
             try:
@@ -555,6 +803,33 @@ class _Tree:
             self.add_bytes(len(target), relative)
             return f"<link to {target}>"
         return next((text for test, text in _SPECIAL if test(mode)), "<special file>")
+
+    def content(self, relative: str, text: str) -> JsonValue:
+        """A file's content: the data its text holds where its name says a format and the
+        text reads as one (file_data.py), else its text. Data that is itself text (a JSON
+        file holding a string) reads as the file's text, which reads to the same data when
+        compared (:func:`as_data`). A YAML file is read once the tree is (:meth:`read`),
+        where the state's YAML files are within what is read as data together."""
+        fmt = data_format(relative)
+        if fmt is None:
+            return text
+        if fmt == "YAML":
+            self.yaml.append(relative)
+            return text
+        return self.data(relative, fmt, text)
+
+    def data(self, relative: str, fmt: str, text: str) -> JsonValue:
+        path = key_segment("", relative)
+        data = text_data(fmt, text, path, 1)
+        if data.note or type(data.value) is str:
+            return text
+        self.values += data.values
+        self.text += data.text
+        if self.values > MAX_STATE_VALUES:
+            raise ConfigError(f"{self.side} at {display_path(path)}: {_too_many_values()}")
+        if self.text > MAX_STATE_BYTES:
+            raise ConfigError(f"{self.side} at {display_path(path)}: {_too_much_text()}")
+        return data.value
 
     def add_bytes(self, size: int, relative: str) -> None:
         self.check_bytes(size, relative)
@@ -572,9 +847,7 @@ class _Tree:
                 f"together (the limit for one state), past it at file {_shown(relative)}"
             )
 
-    def file_text(
-        self, folder: _Folder, name: str, relative: str, status: os.stat_result
-    ) -> JsonValue:
+    def file_text(self, folder: _Folder, name: str, relative: str, status: os.stat_result) -> str:
         self.check_bytes(status.st_size, relative)  # refused by its size before it is opened
         path, dir_fd = _at(folder, name)
         try:
@@ -662,6 +935,22 @@ class _Reader:
         self.values += 1
         if self.values > MAX_STATE_VALUES:
             raise self.fail(path, _too_many_values())
+
+    def cell(self, value: object, path: str, holds_json: bool) -> JsonValue:
+        """A database value (two levels down: a table's row's column); in a column that
+        holds JSON, a text that reads as a JSON object or array is read as it (any other
+        value, or one that does not read, as it is stored)."""
+        if holds_json and type(value) is str and value.lstrip(" \t\n\r")[:1] in ("{", "["):
+            data = text_data("JSON", value, path, 2)
+            if not data.note:
+                self.values += data.values
+                self.text += data.text
+                if self.values > MAX_STATE_VALUES:
+                    raise self.fail(path, _too_many_values())
+                if self.text > MAX_STATE_BYTES:
+                    raise self.fail(path, _too_much_text())
+                return data.value
+        return self.read(value, path, 2)
 
     def read(self, value: object, path: str, depth: int) -> JsonValue:
         self.count(path)
