@@ -21,7 +21,6 @@ of the bytes just written), and a review with nothing left is removed.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,15 +31,8 @@ from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean, print
 from ..engine.core.values import json_equal
 from ..engine.reading.user_files import read_regular
 from .review_file import NOTHING, case_changes, read_review, review_root
-from .update_review import (
-    ABSENT,
-    FOLDER,
-    REVIEW_JSON,
-    REVIEW_MD,
-    Change,
-    path_of,
-    save_review,
-)
+from .update_fields import ABSENT, partial, path_of
+from .update_review import FOLDER, REVIEW_JSON, REVIEW_MD, save_review
 from .updates import CaseUpdate, apply_updates
 
 _LISTED = 20  # names a refusal lists of what the review holds; the rest counted
@@ -86,7 +78,7 @@ def _accepted(
     _left(document, chosen, written, root)
     if errors:
         raise CaseFileError("; ".join(errors) + (f" (written: {', '.join(done)})" if done else ""))
-    return _said(said, document, shown)
+    return _said(said, document, shown, every)
 
 
 # -- what is accepted --------------------------------------------------------------------------
@@ -100,12 +92,18 @@ def _choose(
     shown: str,
 ) -> list[_Chosen]:
     """The cases accepted, in the review's order; a name that matches nothing (or a case
-    id two files share) is a ConfigError listing what the review holds."""
+    id two files share) is a ConfigError listing what the review holds. ``every`` takes
+    each case but the fields an xfail holds (marked ``xfail``): those are written only
+    when named, the case or the field."""
     entries = [
         _Chosen(file, case, whole=every)
         for file in document["files"]  # type: ignore[attr-defined]
         for case in file["cases"]
     ]
+    for one in entries:
+        held = held_paths(one.case)
+        if every and held:
+            one.whole, one.paths = False, set(_paths(one)) - held
     for name in cases:
         matched = [one for one in entries if name in _names(one)]
         _one_match(name, matched, lambda: [_names(one)[0] for one in entries], shown)
@@ -162,6 +160,16 @@ def _paths(one: _Chosen) -> list[str]:
     return [path_of(at) for at, _, _ in case_changes(one.case)]
 
 
+def held_paths(case: Mapping[str, object]) -> set[str]:
+    """The paths of a case's fields an xfail holds (the review marks them ``xfail: true``)."""
+    fields = case.get("fields")
+    return {
+        str(f.get("path"))
+        for f in (fields if isinstance(fields, list) else ())
+        if isinstance(f, dict) and f.get("xfail") is True
+    }
+
+
 # -- writing -----------------------------------------------------------------------------------
 
 
@@ -175,34 +183,11 @@ def _update(one: _Chosen, root: Path) -> CaseUpdate:
         display=str(one.file["path"]),
         case_id=str(case["id"]),
         line=int(str(case["line"])),
-        value=case["new"] if whole else _partial(case.get("old"), case["new"], taken),
+        value=case["new"] if whole else partial(case.get("old"), case["new"], taken),
         default_id=str(case["default_id"]),
         sha256=str(one.file["sha256"]),
         root=str(root),
     )
-
-
-def _partial(old: object, new: object, taken: list[Change]) -> object:
-    """``old`` with the ``taken`` changes made (a key added where it stands in ``new``)."""
-    value = copy.deepcopy(old)
-    for at, _, now in taken:
-        parent, model = value, new
-        for step in at[:-1]:
-            parent, model = parent[step], model[step]  # type: ignore[index]
-        last = at[-1]
-        if now is ABSENT:
-            del parent[last]  # type: ignore[attr-defined]
-        elif isinstance(parent, dict) and last not in parent and isinstance(model, dict):
-            keys = list(model)
-            before = [k for k in keys[: keys.index(last)] if k in parent]
-            items = list(parent.items())
-            at_index = 1 + [k for k, _ in items].index(before[-1]) if before else 0
-            items.insert(at_index, (last, now))
-            parent.clear()
-            parent.update(items)
-        else:
-            parent[last] = now  # type: ignore[index]
-    return value
 
 
 def _as_reviewed(
@@ -293,13 +278,15 @@ def _left(
         if one.whole or len(taken) == len(case_changes(one.case)):
             cases.remove(one.case)
             continue
-        one.case["old"] = _partial(one.case.get("old"), one.case["new"], taken)
+        one.case["old"] = partial(one.case.get("old"), one.case["new"], taken)
         fields = one.case.get("fields")
         one.case["fields"] = (
             [f for f in fields if isinstance(f, dict) and f.get("path") not in one.paths]
             if isinstance(fields, list)
             else []
         )
+        if not held_paths(one.case):  # the fields an xfail held are written: no mark left
+            one.case.pop("xfail", None)
     files = document["files"]
     assert isinstance(files, list)
     files[:] = [file for file in files if file["cases"]]
@@ -318,7 +305,9 @@ def _what(one: _Chosen) -> tuple[str, int]:
     return f"  {one.file['path']}:{one.case['line']} {one.case['id']}: {what}", count
 
 
-def _said(said: list[tuple[str, int]], document: Mapping[str, object], shown: str) -> list[str]:
+def _said(
+    said: list[tuple[str, int]], document: Mapping[str, object], shown: str, every: bool
+) -> list[str]:
     from ..reporting.render.tables import escape_controls
 
     files = document["files"]
@@ -330,4 +319,18 @@ def _said(said: list[tuple[str, int]], document: Mapping[str, object], shown: st
     )
     cases, fields = len(said), sum(count for _, count in said)
     head = f"accepted {fields} field{'' if fields == 1 else 's'} of {cases} case{'' if cases == 1 else 's'}:"
-    return [escape_controls(line) for line in [head, *(line for line, _ in said), tail]]
+    held = [
+        f"  {file['path']}:{case['line']} {case['id']}: {case.get('xfail') or 'xfail'}: "
+        f"{', '.join(sorted(paths))}"
+        for file in (files if isinstance(files, list) else ())
+        for case in file["cases"]
+        if (paths := held_paths(case))
+    ]
+    if every and held:
+        tail += (
+            f"; --all left {len(held)} xfail case{'' if len(held) == 1 else 's'} (an update "
+            f"never writes what an xfail expects to fail; name one to write it: --case ID or "
+            f"--field ID:PATH):"
+        )
+    lines = [head, *(line for line, _ in said), tail, *(held if every else ())]
+    return [escape_controls(line) for line in lines]

@@ -3,8 +3,8 @@
 holding ``.jsonmatch`` the test root), how it is read (a regular file of at most
 MAX_FILE_BYTES, checked before it is read, at any depth the door takes), and what it may
 hold (case files as ``.yaml`` paths under the root, each once; each case once, with an id a
-case file can give; its fields exactly where its old and new values differ; no value a case
-file cannot hold)."""
+case file can give; its fields exactly where its old and new values differ; its xfail marks,
+when it has them, as a review run writes them; no value a case file cannot hold)."""
 
 from __future__ import annotations
 
@@ -21,16 +21,8 @@ from ..engine.core.values import json_equal
 from ..engine.reading.deep_json import read_whole
 from ..engine.reading.user_files import read_regular_text
 from .node_ids import fits_test_id
-from .update_review import (
-    ABSENT,
-    FOLDER,
-    REVIEW_JSON,
-    Change,
-    changes,
-    path_of,
-    review_files_owned,
-    review_folder,
-)
+from .update_fields import ABSENT, Change, changes, path_of
+from .update_review import FOLDER, REVIEW_JSON, review_files_owned, review_folder
 from .updates import UPDATE_KINDS
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -156,7 +148,26 @@ def _problem(document: object) -> str:
                 f"the fields of case {shown_value(wrong)} of {shown_value(name, 200)} are not "
                 f"where its old and new values differ"
             )
+        wrong = next((case["id"] for case in cases if not _xfail_marked(case)), None)
+        if wrong is not None:
+            return (
+                f"the xfail of case {shown_value(wrong)} of {shown_value(name, 200)} is not "
+                f"what a review run writes (the mark's words on the case, xfail: true on "
+                f"each field it holds)"
+            )
     return ""
+
+
+def _xfail_marked(case: Mapping[str, object]) -> bool:
+    """Whether a case's xfail marks are as a review run writes them: none (a review of an
+    earlier version, or of a case no xfail holds), or the mark's words (text) on the case
+    and ``xfail: true`` on each field it holds. ``jsonmatch accept --all`` leaves the
+    fields marked."""
+    fields = [f for f in case["fields"] if isinstance(f, dict)]  # type: ignore[attr-defined]
+    flags = [f["xfail"] for f in fields if "xfail" in f]
+    if "xfail" not in case:
+        return not flags
+    return isinstance(case["xfail"], str) and all(f is True for f in flags)
 
 
 def _encodes(text: str) -> bool:

@@ -44,12 +44,13 @@ def review_markdown(document: Mapping[str, object]) -> str:
             f"#### {escape(case.get('id'))} (line {escape(case.get('line'))}): "
             f"{escape(case.get('why'))}",
             "",
+            *([escape(held_note(case)), ""] if "xfail" in case else []),
             "| field | old | new | why |",
             "|---|---|---|---|",
         ]
         lines += [
             f"| {escape(field.get('path'))} | {escape(short(field, 'old', _CELL))} | "
-            f"{escape(short(field, 'new', _CELL))} | {escape(field.get('why'))} |"
+            f"{escape(short(field, 'new', _CELL))} | {escape(field_why(field))} |"
             for field in case_fields(case)
         ]
     return "\n".join(lines) + "\n"
@@ -76,12 +77,14 @@ def terminal_lines(document: Mapping[str, object], where: tuple[Path, Path] | No
     ]
     shown = 0
     for file, case in update_cases(document):
-        lines.append(f"  {file['path']}:{case['line']} {case['id']}: {case['why']}")
+        held = f" [{held_note(case)}]" if "xfail" in case else ""
+        lines.append(f"  {file['path']}:{case['line']} {case['id']}: {case['why']}{held}")
         for one in case_fields(case):
             shown += 1
             if shown <= _SHOWN:
                 lines.append(
-                    f"    {one['path']}: {short(one, 'old')} -> {short(one, 'new')} ({one['why']})"
+                    f"    {one['path']}: {short(one, 'old')} -> {short(one, 'new')} "
+                    f"({field_why(one)})"
                 )
     if shown > _SHOWN:
         lines.append(f"  ... {shown - _SHOWN} more fields in the review")
@@ -91,6 +94,22 @@ def terminal_lines(document: Mapping[str, object], where: tuple[Path, Path] | No
             f"jsonmatch accept --all (or --case ID, --field ID:PATH)"
         )
     return [escape_controls(line) for line in lines]
+
+
+def held_note(case: Mapping[str, object]) -> str:
+    """What the review says of a case an xfail holds: the mark, and what accept does."""
+    fields = case_fields(case)
+    every = all(field.get("xfail") is True for field in fields)
+    what = "leaves it" if every else "leaves its fields marked xfail"
+    return (
+        f"{case.get('xfail') or 'xfail'}: jsonmatch accept --all {what}; "
+        f"--case {case.get('id')} writes it"
+    )
+
+
+def field_why(field: Mapping[str, object]) -> str:
+    """Why a field changes, ``xfail`` first when an xfail holds it."""
+    return f"xfail; {field.get('why')}" if field.get("xfail") is True else str(field.get("why"))
 
 
 def short(field: Mapping[str, object], side: str, width: int = 60) -> str:

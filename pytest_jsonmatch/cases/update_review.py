@@ -18,76 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import CaseFileError
-from ..engine.core.paths import display_path, index_segment, key_segment
-from ..engine.core.values import json_equal
+from .update_fields import ABSENT, Hold, Rows, Selection, Step, answer_rows, changes, path_of
 from .updates import CaseUpdate, UpdateMode, apply_updates
 
 if TYPE_CHECKING:
-    from ..engine.results.field_results import FieldResult, MatchResult
+    from ..engine.results.field_results import MatchResult
     from .case_files import GoldenCase
 
 FOLDER = ".jsonmatch"  # under the test root, beside nothing of the user's
 REVIEW_JSON = "update-review.json"
 REVIEW_MD = "update-review.md"
 FORMAT = 1
-ABSENT = object()  # a key one side lacks
-_DEPTH = 64  # deeper than this, a change is shown and accepted as one field
-
-Step = str | int  # a key of a mapping, an index of a list
-Change = tuple[tuple[Step, ...], object, object]  # where, old (or ABSENT), new (or ABSENT)
-
-
-# -- what changes --------------------------------------------------------------------------
-
-
-def changes(old: object, new: object) -> list[Change]:
-    """Every field in which ``new`` differs from ``old``: a key's value in two mappings, an
-    item of two lists of one length, else the value as a whole (a list that grows, a value
-    that changes kind). Accepting every change of a case gives exactly ``new``. Values as
-    deep as the door lets a case's nest are compared with room for their depth."""
-    found: list[Change] = []
-    try:
-        _walk(old, new, (), found)
-    except RecursionError:  # (rare: measured only then)
-        from ..engine.core.depth import call_with_depth, nesting
-        from ..engine.reading.intake import MAX_DEPTH
-
-        found.clear()
-        depth = max(nesting(old, MAX_DEPTH), nesting(new, MAX_DEPTH))
-        call_with_depth(depth, _walk, old, new, (), found)
-    return found
-
-
-def _walk(old: object, new: object, at: tuple[Step, ...], found: list[Change]) -> None:
-    # (mappings and lists are walked into, not compared first: a comparison at each level
-    # would read a deep value's rest once per level)
-    if old is ABSENT or new is ABSENT:  # a key one side lacks
-        found.append((at, old, new))
-    elif len(at) < _DEPTH and isinstance(old, dict) and isinstance(new, dict):
-        for key in [*old, *(k for k in new if k not in old)]:
-            _walk(old.get(key, ABSENT), new.get(key, ABSENT), (*at, key), found)
-    elif (
-        len(at) < _DEPTH
-        and isinstance(old, list)
-        and isinstance(new, list)
-        and old
-        and (len(old) == len(new))
-    ):
-        for index, (one, other) in enumerate(zip(old, new, strict=True)):
-            _walk(one, other, (*at, index), found)
-    elif not json_equal(old, new):
-        found.append((at, old, new))
-
-
-def path_of(at: Sequence[Step]) -> str:
-    """The instance path of ``at`` as the field tables write it (``items[0].sku``), ``$`` the
-    root."""
-    path = ""
-    for step in at:
-        path = index_segment(path, step) if isinstance(step, int) else key_segment(path, step)
-    return display_path(path)
-
-
 # -- why it changes ------------------------------------------------------------------------
 
 
@@ -98,11 +39,16 @@ def case_update(
     root: Path,
     results: Sequence[tuple[MatchResult, float]],
     mode: UpdateMode | None,
-) -> CaseUpdate:
-    """The update that gives ``case`` the expected ``value`` (``display``: its file as
-    messages show it; ``root``: the test root it must lie in). In a review run it carries
-    what the review shows: the old expected value, why the case changes, and why each field
-    does, from the scores of the run whose output it takes (``results[0]``)."""
+    hold: Hold | None = None,
+) -> CaseUpdate | None:
+    """The update that gives ``case`` what the metric counted wrong of the output ``value``
+    (``display``: its file as messages show it; ``root``: the test root it must lie in), or
+    None when it counted nothing wrong that an update could write: each field the metric
+    counted right in the run whose output it takes (``results[0]``) keeps its expected
+    value as written (Selection). What ``hold`` (an xfail) covers is not written; a review
+    lists it, marked, with the rest. A case without an expected value takes ``value`` whole,
+    or, held by any xfail, nothing. In a review run the update carries what the review
+    shows: the old expected value, why the case changes, and why each field does."""
     from .case_files import NO_EXPECTED
 
     update = CaseUpdate(
@@ -115,14 +61,62 @@ def case_update(
         sha256=case.file_sha256,
         root=str(root),
     )
+    review = mode is not None and mode.review
     old = case.expected
-    if mode is None or not mode.review:
-        return update
     if old is NO_EXPECTED:
-        return replace(update, old=None, had_expected=False, why="no expected yet")
-    fields = results[0][0].fields if results else ()
-    whys = {path_of(at): _field_why(at, was, now, fields) for at, was, now in changes(old, value)}
-    return replace(update, old=old, why=_case_why(results, mode), field_whys=whys)
+        held = ("$",) if hold is not None else ()
+        update = replace(update, xfail="" if hold is None else hold.why, held=held)
+        update = replace(update, writes=not held)
+        if review:
+            return replace(update, old=None, had_expected=False, why="no expected yet")
+        return update
+    args = (update, old, value, results, mode, hold)
+    try:
+        return _update_of(*args)
+    except RecursionError:  # (rare: measured only then)
+        from ..engine.core.depth import call_with_depth, nesting
+        from ..engine.reading.intake import MAX_DEPTH
+
+        depth = max(nesting(old, MAX_DEPTH), nesting(value, MAX_DEPTH))
+        return call_with_depth(depth, _update_of, *args)
+
+
+def _update_of(
+    update: CaseUpdate,
+    old: object,
+    value: object,
+    results: Sequence[tuple[MatchResult, float]],
+    mode: UpdateMode | None,
+    hold: Hold | None,
+) -> CaseUpdate | None:
+    rows = Rows(answer_rows(results[0][0]) if results else ())
+    review = mode is not None and mode.review
+    chosen = Selection(rows, hold, take_held=review)
+    new = chosen.of(old, value)
+    note = hold.why if chosen.held and hold is not None else ""
+    if not review or mode is None:
+        if not chosen.held and not chosen.writes:
+            return None
+        held = tuple(path_of(at) for at in chosen.held)
+        return replace(update, value=new, xfail=note, held=held, writes=chosen.writes)
+    shown = changes(old, new)
+    if not shown:
+        return None
+    return replace(
+        update,
+        value=new,
+        old=old,
+        why=_case_why(results, mode),
+        field_whys={path_of(at): _field_why(at, was, now, rows) for at, was, now in shown},
+        xfail=note,
+        held=tuple(path_of(at) for at, _, _ in shown if _within(at, chosen.held)),
+        writes=chosen.writes,
+    )
+
+
+def _within(at: tuple[Step, ...], held: Sequence[tuple[Step, ...]]) -> bool:
+    """Whether a field of the review at ``at`` holds, or lies in, a part an xfail held."""
+    return any(at[: len(part)] == part or part[: len(at)] == at for part in held)
 
 
 def _case_why(results: Sequence[tuple[MatchResult, float]], mode: UpdateMode) -> str:
@@ -143,15 +137,22 @@ def _case_why(results: Sequence[tuple[MatchResult, float]], mode: UpdateMode) ->
     return f"the answer breaks its schema (scored {score})"
 
 
-def _field_why(
-    at: tuple[Step, ...], old: object, new: object, fields: Sequence[FieldResult]
-) -> str:
-    path = "" if not at else path_of(at)
-    own = [f for f in fields if f.path == path]
+def _field_why(at: tuple[Step, ...], old: object, new: object, rows: Rows) -> str:
+    path = path_of(at) if at else ""
+    own = rows.by_path.get(path, [])
     if own:
         said = f"field scored {round(own[0].score, 4)}: {own[0].status}"
         return said + (f", {own[0].reason}" if own[0].reason else "")
-    inside = [f for f in fields if not path or f.path.startswith((path + ".", path + "["))]
+    holding = [
+        row
+        for k in range(len(at) - 1, -1, -1)
+        for row in rows.by_path.get(path_of(at[:k]) if k else "", ())
+    ]
+    if holding:  # a field compared whole holds this one: its row says why
+        row = holding[0]
+        said = f"{row.display_path} scored {round(row.score, 4)}: {row.status}"
+        return said + (f", {row.reason}" if row.reason else "")
+    inside = [r for r in rows.under(path) if r.path != path]
     below = [f for f in inside if f.score < 1.0]
     if below:
         lowest = round(min(f.score for f in below), 4)
@@ -198,12 +199,16 @@ def _setting(mode: UpdateMode) -> str:
 
 
 def _case_entry(update: CaseUpdate) -> dict[str, object]:
+    """A case's entry; one an xfail holds says so (``xfail``: what the mark says), and so
+    does each field it holds (``xfail: true``): ``jsonmatch accept --all`` leaves those."""
     old = update.old if update.had_expected else ABSENT
+    held = set(update.held)
     return {
         "id": update.case_id,
         "line": update.line,
         "default_id": update.default_id,
         "why": update.why,
+        **({"xfail": update.xfail} if held else {}),
         "had_expected": update.had_expected,
         **({"old": update.old} if update.had_expected else {}),
         "new": update.value,
@@ -214,6 +219,7 @@ def _case_entry(update: CaseUpdate) -> dict[str, object]:
                 **({} if was is ABSENT else {"old": was}),
                 **({} if now is ABSENT else {"new": now}),
                 "why": update.field_whys.get(path_of(at), update.why),
+                **({"xfail": True} if path_of(at) in held else {}),
             }
             for at, was, now in changes(old, update.value)
         ],
@@ -229,8 +235,32 @@ def finish_updates(
         return write_review(updates, mode, root)
     from ..reporting.render.text import update_lines
 
-    done, errors = apply_updates(updates)
-    return update_lines(done), [f"could not update {error}" for error in errors]
+    done, errors = apply_updates([update for update in updates if update.writes])
+    lines = update_lines(done) + held_lines([update for update in updates if update.held])
+    return lines, [f"could not update {error}" for error in errors]
+
+
+def held_lines(held: Sequence[CaseUpdate]) -> list[str]:
+    """What an update run left unwritten for an xfail: each case, what its mark says, and
+    the fields left (a case's whole value: ``$``)."""
+    if not held:
+        return []
+    from ..reporting.render.tables import escape_controls, guarded
+
+    count = len(held)
+    return guarded(
+        [
+            f"left {count} xfail case{'' if count == 1 else 's'} as written (an update never "
+            f"writes what an xfail expects to fail; to write one, review it with ,review and "
+            f"name it: jsonmatch accept --case ID):",
+            *(
+                escape_controls(
+                    f"  {u.display}:{u.line} {u.case_id}: {u.xfail}: {', '.join(u.held)}"
+                )
+                for u in sorted(held, key=lambda u: (u.display, u.line))
+            ),
+        ]
+    )
 
 
 def write_review(

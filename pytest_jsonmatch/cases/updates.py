@@ -75,6 +75,14 @@ class CaseUpdate:
     had_expected: bool = True
     why: str = ""
     field_whys: Mapping[str, str] = field(default_factory=dict)
+    # an xfail's hold (update_review.py's Hold): what the mark says (``xfail (reason)``;
+    # '' none holds), and the fields it holds (their paths as the review lists them): an
+    # update writes none of them, a review marks them, and ``jsonmatch accept --all``
+    # leaves them. ``writes``: an update run writes this case (False: the xfail holds every
+    # change; the summary lists it)
+    xfail: str = ""
+    held: tuple[str, ...] = ()
+    writes: bool = True
 
     def to_dict(self) -> dict[str, object]:
         """Plain data, for the xdist wire."""
@@ -96,6 +104,11 @@ class CaseUpdate:
             had_expected=data.get("had_expected") is not False,
             why=str(data.get("why", "")),
             field_whys=_texts(data.get("field_whys")),
+            xfail=str(data.get("xfail", "")),
+            held=tuple(map(str, held))
+            if isinstance(held := data.get("held"), list | tuple)
+            else (),
+            writes=data.get("writes") is not False,
         )
 
 

@@ -29,7 +29,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"where the review run wrote it, ROOT/{DEFAULT}, ROOT the test root "
         f"(default: {DEFAULT})",
     )
-    p.add_argument("--all", dest="every", action="store_true", help="accept every edit")
+    p.add_argument(
+        "--all",
+        dest="every",
+        action="store_true",
+        help="accept every edit but those of xfail cases (name one with --case or --field)",
+    )
     p.add_argument(
         "--case",
         action="append",

@@ -32,6 +32,7 @@ from .settings import Settings
 if TYPE_CHECKING:
     from ..calls.case_outputs import Outputs
     from ..calls.produced import Produced
+    from ..cases.update_fields import Hold
     from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
     from ..session.judge_ahead import JudgeAhead
@@ -139,10 +140,13 @@ class GoldenItem(pytest.Item):
         updating = self.target in ("", settings.updating_target)
         held = not (self._quarantined() or self.config.option.runxfail)
         expected = fields_expected_to_fail(self.case.marks) if held else None
-        updated = self._updates(updating, passed, results)
-        if updated:  # (then an xfail naming the fields it failed at still xfails it)
-            self.golden.ask_update(self._update(outputs[0], results))
-            updated = not (settings.update and settings.update.review)  # (reviewed: unchanged)
+        asked = self._updates(updating, passed, results)
+        update = self._update(outputs[0], results) if asked else None
+        if update is not None:  # (then an xfail naming the fields it failed at still xfails it)
+            self.golden.ask_update(update)
+        # rewritten, it passes; reviewed, or all of it held by an xfail, its outcome stands
+        reviewed = settings.update is not None and settings.update.review
+        updated = update is not None and update.writes and not reviewed
         if expected is not None:
             failure = None if updated else lambda: self._failure(results, runs)
             expected_failure(expected, passed, results, failure)
@@ -250,10 +254,13 @@ class GoldenItem(pytest.Item):
             [result.score for result, _ in results], results[0][1]
         )
 
-    def _update(self, output: object, results: list[tuple[MatchResult, float]]) -> CaseUpdate:
-        """This case's expected to become ``output``, as the JSON value it holds (model text
-        parsed leniently); written (or reviewed, with why it changes) at the end of the
-        session (by the controller under xdist)."""
+    def _update(
+        self, output: object, results: list[tuple[MatchResult, float]]
+    ) -> CaseUpdate | None:
+        """This case's expected to take what the metric counted wrong of ``output``, as the
+        JSON value it holds (model text parsed leniently), held where an xfail is; written
+        (or reviewed, with why it changes) at the end of the session (by the controller
+        under xdist). None: nothing an update could write."""
         from ..cases.update_review import case_update
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
@@ -265,7 +272,33 @@ class GoldenItem(pytest.Item):
             output = case.agent.answer_of(output)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         display, root = golden.cases.display(case.path), golden.settings.rootpath
-        return case_update(case, value, display, root, results, golden.settings.update)
+        mode = golden.settings.update
+        return case_update(case, value, display, root, results, mode, self._hold())
+
+    def _hold(self) -> Hold | None:
+        """The xfail that holds this case's update (None: none does): pytest's xfail mark
+        (the case's ``marks``, or one a conftest adds), when its condition holds; else an
+        xfail naming fields, for those fields. ``--runxfail`` runs xfail cases as any
+        other, and updates them as any other."""
+        from ..cases.update_fields import Hold
+
+        if self.config.option.runxfail:
+            return None
+        try:
+            from _pytest.skipping import evaluate_xfail_marks
+
+            xfail = evaluate_xfail_marks(self)
+            marked, reason = xfail is not None, xfail.reason if xfail is not None else ""
+        except Exception:  # noqa: BLE001 - pytest's internals moved: any xfail mark holds
+            mark = self.get_closest_marker("xfail")
+            marked, reason = mark is not None, str(mark.kwargs.get("reason", "")) if mark else ""
+        if marked:
+            return Hold("xfail" + (f" ({reason})" if reason else ""))
+        named = fields_expected_to_fail(self.case.marks)
+        if named is None:
+            return None
+        because = f" ({named.reason})" if named.reason else ""
+        return Hold(f"xfail at {named.named}{because}", named.covers)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"{self.nodeid} (line {self.case.line})"

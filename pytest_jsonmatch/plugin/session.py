@@ -272,7 +272,8 @@ class JsonmatchSession:
 
             self.updated, errors = finish_updates(self.updates, update, self.settings.rootpath)
             self.write_errors += errors
-            self.updates = [] if update.review else self.updates  # (reviewed: the scores stand)
+            # reviewed, or held by an xfail (not written): the scores stand
+            self.updates = [] if update.review else [u for u in self.updates if u.writes]
         files = self.settings.given_reports  # None: no report files (and their module not loaded)
         gates, part = self.settings.given_gates, part_of_suite(self.config, bool(self.comparisons))
         judged = not part and (gates and gates.holds_run or self.settings.baseline)  # gates.py

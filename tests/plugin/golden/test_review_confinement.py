@@ -17,7 +17,8 @@ import threading
 import pytest
 
 from pytest_jsonmatch.cases import update_review
-from pytest_jsonmatch.cases.update_review import REVIEW_JSON, REVIEW_MD, changes, write_review
+from pytest_jsonmatch.cases.update_fields import changes
+from pytest_jsonmatch.cases.update_review import REVIEW_JSON, REVIEW_MD, write_review
 from pytest_jsonmatch.cases.updates import CaseUpdate, UpdateMode
 from pytest_jsonmatch.cli.app import main
 from pytest_jsonmatch.engine.reading import user_files
