@@ -2,15 +2,18 @@
 (prompt templates), and a value the user declares (model name, parameters, prompt version).
 
 A recording made under one fingerprint is stale under another, so that replaying in CI can
-see a prompt or model change. By default the fingerprint holds the source of each module that
-defines the target (the module of the function ``jsonmatch_target`` names, and of each plugin
-or conftest.py implementing ``pytest_jsonmatch_target``): an edit to an unrelated module leaves
-it alone. ``files=PATTERN`` adds files (globs from the test root), ``fingerprint=MODULE:FUNC``
-a function returning JSON, called once per session. ``scrub=`` names volatile values, kept
-out of a recording (stable_form.py). ``block_network`` (on by default under ``none``) and
-``allowed_hosts=`` make the session refuse other connections (offline.py). The record
-setting's text form: ``once files=prompts/*.txt fingerprint=myproject.llm:settings prune
-scrub=**.created_at``, ``none allowed_hosts=127.0.0.1,judge.internal``.
+see a prompt, tool or model change. By default the fingerprint holds the source of each module
+that defines the target (the module of the function ``jsonmatch_target`` names, and of each
+plugin or conftest.py implementing ``pytest_jsonmatch_target``), and of each module of the
+project those import, directly or through each other (project_imports.py: a tool in
+``warehouse.py``): an edit to a module the target never imports leaves it alone.
+``files=PATTERN`` adds files (globs from the test root: what is not Python),
+``fingerprint=MODULE:FUNC`` a function returning JSON, called once per session. ``scrub=``
+names volatile values, kept out of a recording (stable_form.py). ``block_network`` (on by
+default under ``none``) and ``allowed_hosts=`` make the session refuse other connections
+(offline.py). The record setting's text form: ``once files=prompts/*.txt
+fingerprint=myproject.llm:settings prune scrub=**.created_at``, ``none
+allowed_hosts=127.0.0.1,judge.internal``.
 """
 
 from __future__ import annotations
@@ -126,11 +129,13 @@ def _words(text: str) -> list[str]:
 
 
 class Fingerprint(Slotted):
-    """The code (module file -> SHA-256), the named files (path -> SHA-256) and the declared
-    value a recording was made under. (Slotted, not a dataclass: its mappings left the
-    frozen dataclass unhashable too.)"""
+    """The code (module file -> SHA-256), the named files (path -> SHA-256), the declared
+    value and the project's modules the code imports (path -> SHA-256) a recording was made
+    under. (Slotted, not a dataclass: its mappings left the frozen dataclass unhashable
+    too.)"""
 
-    __slots__ = ("code", "files", "declared", "read")
+    __slots__ = ("code", "files", "declared", "read", "_imports")
+    _fields = ("code", "files", "declared", "read", "imports")  # (imports: a property)
 
     code: Mapping[str, str]
     files: Mapping[str, str]
@@ -138,6 +143,10 @@ class Fingerprint(Slotted):
     # the files the target was seen reading when it made the output (file_reads.py), those
     # ``files=`` does not name: each is held to its digest as the recording was made
     read: Mapping[str, str]
+    # the modules of the project the target's modules import (project_imports.py), those
+    # ``code`` and ``files`` do not hold; taken when first read (a report's provenance,
+    # under ``off``, never reads them)
+    _imports: Mapping[str, str] | Callable[[], Mapping[str, str]]
 
     def __init__(
         self,
@@ -146,16 +155,27 @@ class Fingerprint(Slotted):
         files: Mapping[str, str] | None = None,
         declared: object = None,
         read: Mapping[str, str] | None = None,
+        imports: Mapping[str, str] | Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self.code = {} if code is None else code
         self.files = {} if files is None else files
         self.declared = declared
         self.read = {} if read is None else read
+        self._imports = {} if imports is None else imports
+
+    @property
+    def imports(self) -> Mapping[str, str]:
+        """The project's modules the target imports (path -> SHA-256), taken once."""
+        if callable(self._imports):
+            self._imports = self._imports()
+        return self._imports
 
     def to_dict(self) -> dict[str, object]:
         out = {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
         if self.read:  # only when the target read some: other recordings keep their bytes
             out["read"] = dict(self.read)
+        if self.imports:  # only when it imports some: the same
+            out["imports"] = dict(self.imports)
         return out
 
     def with_reads(self, reads: Mapping[str, Path]) -> Fingerprint:
@@ -178,14 +198,12 @@ class Fingerprint(Slotted):
     def from_dict(cls, data: object) -> Fingerprint | None:
         if not isinstance(data, Mapping):
             return None
-        code, files = data.get("code"), data.get("files")
         return cls(
-            code={str(k): str(v) for k, v in code.items()} if isinstance(code, Mapping) else {},
-            files={str(k): str(v) for k, v in files.items()} if isinstance(files, Mapping) else {},
+            code=_digests(data.get("code")),
+            files=_digests(data.get("files")),
             declared=data.get("declared"),
-            read={str(k): str(v) for k, v in read.items()}
-            if isinstance(read := data.get("read"), Mapping)
-            else {},
+            read=_digests(data.get("read")),
+            imports=_digests(data.get("imports")),
         )
 
     def changes(self, recorded: Fingerprint | None) -> list[str]:
@@ -207,7 +225,36 @@ class Fingerprint(Slotted):
                 f"the declared fingerprint ({_canonical(recorded.declared)} -> "
                 f"{_canonical(self.declared)})"
             )
-        return out
+        return out + _import_changes(self.imports, recorded.imports)
+
+
+def _import_changes(now: Mapping[str, str], was: Mapping[str, str]) -> list[str]:
+    """The project's modules imported now or then whose digests differ, in words. Those the
+    recording holds no digest of (made before imports counted, or imported since) are said
+    together: a recording made earlier names every module once."""
+    out, unheld = [], []
+    for name in sorted(set(now) | set(was)):
+        if name not in was:
+            unheld.append(name)
+        elif name not in now:
+            out.append(f"module {name} (no longer imported by the target)")
+        elif now[name] != was[name]:
+            out.append(f"module {name} (imported by the target)")
+    if len(unheld) == 1:
+        out.append(
+            f"module {unheld[0]} (imported by the target; the recording holds no digest of it)"
+        )
+    elif unheld:
+        shown = ", ".join(unheld[:3]) + (f" and {len(unheld) - 3} more" if len(unheld) > 3 else "")
+        out.append(
+            f"modules {shown} (imported by the target; the recording holds no digest of them)"
+        )
+    return out
+
+
+def _digests(value: object) -> dict[str, str]:
+    """A recorded ``{path: SHA-256}`` as it is read (anything else: none)."""
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
 def _canonical(value: object) -> str:
@@ -322,7 +369,11 @@ def take_fingerprint(
     of ``functions`` by its own code (a named target, :func:`function_digest`, so that an
     edit to another target's code or model name leaves its recordings valid), the files
     ``settings.files`` match, and what ``declared()`` returns (JSON); a declared function
-    that takes an argument is given the ``target``'s name, and may say each target's own."""
+    that takes an argument is given the ``target``'s name, and may say each target's own.
+    The modules of the project that these import, directly or through each other, count
+    whole (project_imports.py), but for those ``code`` or ``files`` holds already."""
+    from .project_imports import project_modules
+
     code = {_shown(p, root): _digest(p) for p in sorted(set(code_files)) if p.is_file()}
     code.update(d for f in functions if (d := function_digest(f, root)) is not None)
     files: dict[str, str] = {}
@@ -345,7 +396,13 @@ def take_fingerprint(
                 f"jsonmatch_record: fingerprint={settings.declared} must return "
                 f"JSON (a mapping of model name, parameters, ...): {exc}"
             ) from None
-    return Fingerprint(code=code, files=files, declared=value)
+    starts = [*code_files, *source_files(functions)]
+
+    def imports() -> dict[str, str]:
+        imported = project_modules(starts, root)
+        return {k: v for k, v in imported.items() if k not in code and k not in files}
+
+    return Fingerprint(code=code, files=files, declared=value, imports=imports)
 
 
 def _takes_one(function: Callable[..., object]) -> bool:
