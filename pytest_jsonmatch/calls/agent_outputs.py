@@ -16,9 +16,10 @@ from .call_figures import TargetResult
 
 
 class AgentRun(TargetResult):
-    """An agent's run as a target returns it: ``messages`` (the OpenAI chat messages of the
-    run, the conversation it was given, the assistant's calls, the tool results and the final
-    answer; dicts or the ``openai`` client's message objects), ``state`` (the environment the
+    """An agent's run as a target returns it: ``messages`` (the messages of the run, the
+    conversation it was given, the assistant's calls, the tool results and the final answer,
+    in any vendor's shape the reader reads: OpenAI chat or Responses, Anthropic, Gemini; dicts
+    or a client's message objects), ``state`` (the environment the
     run left: anything ``read_state`` reads, or None), and what its model calls cost
     (``input_tokens``, ``output_tokens``, ``cost``: summed over the run's calls). A message or
     a state that cannot be read to JSON is a ParseError or ConfigError naming it, raised
