@@ -27,7 +27,7 @@ from typing import NamedTuple, Protocol
 from ..core.errors import ConfigError, shown
 from ..core.values import JsonObject
 from .assignment import Floats, assign
-from .pair_budget import TABLE_CELLS, PairBudget, Weight, block_steps
+from .pair_budget import PAIR_STEPS, TABLE_CELLS, PairBudget, Weight, block_steps
 from .pair_scores import SMALL_PAIRS
 
 # (outer index, inner index) -> whether the pair is valid; and -> the pair's gain
@@ -202,14 +202,10 @@ def assigned(
     """The optimal assignment (outer index -> inner index) where a pair of calls of one
     function gains ``gain`` (above 0) and any other pair 0, pairs gaining ``keep_above`` or
     less dropped; None where its table's cells and the checks of its pairs cost more steps
-    than ``budget`` has left (past CELLS_UNCOUNTED pairs). One table up to TABLE_CELLS
-    cells, else each function's calls apart."""
+    than ``budget`` has left (past CELLS_UNCOUNTED pairs; the pairs are counted before the
+    calls are weighed, so that calls whose pairs alone are past it are not weighed). One
+    table up to TABLE_CELLS cells, else each function's calls apart."""
     n, m = len(outer.at), len(inner.at)
-    whole = n * m <= TABLE_CELLS
-    if n * m > CELLS_UNCOUNTED and not budget.spend(
-        (n * m if whole else 0) + checked_steps(outer, inner, every_rule=True)
-    ):
-        return None
     rows: dict[str, list[int]] = {}
     for r, o in enumerate(outer.at):
         rows.setdefault(outer.name(o), []).append(r)
@@ -217,6 +213,16 @@ def assigned(
     for c, i in enumerate(inner.at):
         cols.setdefault(inner.name(i), []).append(c)
     groups = [(rs, cols[name]) for name, rs in rows.items() if name in cols]
+    whole = n * m <= TABLE_CELLS
+    if n * m > CELLS_UNCOUNTED:
+        cells = n * m if whole else 0
+        # every pair of one function costs PAIR_STEPS before its calls' weights
+        # (block_steps), so this many steps at least
+        least = cells + PAIR_STEPS * sum(len(rs) * len(cs) for rs, cs in groups)
+        if not budget.affords(least) or not budget.spend(
+            cells + checked_steps(outer, inner, every_rule=True)
+        ):
+            return None
     if whole:
         pairs = _solved(outer, inner, list(range(n)), list(range(m)), groups, gain, keep_above)
     else:

@@ -53,9 +53,13 @@ class PairBudget:
         """Count one candidate walk that made ``fields`` field results."""
         self.spent += 1 + fields // 16
 
+    def affords(self, steps: int) -> bool:
+        """Whether ``steps`` are left (taking nothing)."""
+        return self.spent + steps <= self.limit
+
     def spend(self, steps: int) -> bool:
         """Whether ``steps`` are left, taking them if so."""
-        if self.spent + steps > self.limit:
+        if not self.affords(steps):
             return False
         self.spent += steps
         return True

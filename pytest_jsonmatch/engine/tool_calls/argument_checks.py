@@ -39,7 +39,7 @@ from typing import NamedTuple
 from ..comparing.comparators import BoundComparator
 from ..comparing.registry import Registry
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, shown
-from ..core.paths import key_segment
+from ..core.paths import key_forms
 from ..core.values import (
     ARRAY,
     MISSING,
@@ -149,24 +149,24 @@ def check_arguments(want: ExpectedCall, tool: ToolDoc | None, call: ToolCall) ->
     required = tool.required if tool is not None else ()
     if call.name != want.name:
         return _other_function(want, required, call)
-    arguments = call.arguments
+    arguments, accepted = call.arguments, want.accepted
     fields = [FieldVerdict(None, MATCH, want.name, call.name, "")]
-    fields.extend(
+    fields += [
         _argument_verdict(arg, values, want.optional, properties, required, arguments)
-        for arg, values in want.accepted.items()
-    )
-    fields.extend(
+        for arg, values in accepted.items()
+    ]
+    fields += [
         FieldVerdict(arg, OMISSION, MISSING, MISSING, "required by the tool, left out")
         for arg in required
-        if arg not in want.accepted and arg not in arguments
-    )
-    fields.extend(
+        if arg not in accepted and arg not in arguments
+    ]
+    fields += [
         FieldVerdict(arg, HALLUCINATION, MISSING, value, _why_invented(arg, properties))
         for arg, value in arguments.items()
-        if arg not in want.accepted
-    )
-    error = next((f.reason for f in fields if f.status != MATCH), "")
-    return CallCheck(tuple(fields), not error and all(f.status == MATCH for f in fields), error)
+        if arg not in accepted
+    ]
+    failed = next((f for f in fields if f.status != MATCH), None)
+    return CallCheck(tuple(fields), failed is None, "" if failed is None else failed.reason)
 
 
 def _other_function(want: ExpectedCall, required: Sequence[str], call: ToolCall) -> CallCheck:
@@ -206,8 +206,9 @@ def _argument_verdict(
     problem = type_problem(value, properties.get(arg)) if properties else ""
     if problem:
         return FieldVerdict(arg, MISMATCH, wanted, value, f"type: {problem}")
-    if any(json_equal(value, ok) for ok in values):
-        return FieldVerdict(arg, MATCH, wanted, value, "")
+    for ok in values:
+        if json_equal(value, ok):
+            return FieldVerdict(arg, MATCH, wanted, value, "")
     why = "not an acceptable value" if len(values) > 1 else "wrong value"
     if not values:
         why = "expected to be left out"
@@ -265,7 +266,9 @@ def call_rows(
         if v.argument is not None:
             if other is not None and v.status == HALLUCINATION:
                 at_path, at_field = other
-            at_path, at_field = key_segment(at_path, v.argument), key_segment(at_field, v.argument)
+            root, below = key_forms(v.argument)
+            at_path = at_path + below if at_path else root
+            at_field = at_field + below if at_field else root
         score = (1.0 if v.status == MATCH else 0.0) if v.score is None else v.score
         expected = MISSING if v.status == HALLUCINATION else v.expected
         actual = MISSING if v.status == OMISSION else v.actual

@@ -30,12 +30,28 @@ class ToolDoc(NamedTuple):
 
 class ExpectedCall(NamedTuple):
     """One expected call: each argument's acceptable values, the arguments that may be left
-    out, and BFCL's possible-answer form of it (``{name: {arg: [values]}}``)."""
+    out, and BFCL's possible answer's arguments as written (``given``; None for a call read
+    as a plain call, whose possible answer its acceptable values are: :attr:`possible`)."""
 
     name: str
     accepted: dict[str, tuple[JsonValue, ...]]
-    optional: frozenset[str]
-    possible: dict[str, dict[str, list[JsonValue]]]
+    optional: frozenset[str] = frozenset()
+    given: dict[str, list[JsonValue]] | None = None
+
+    @property
+    def arguments(self) -> JsonObject:
+        """Each argument's acceptable values as a list: what a check against this call
+        compares, as the pairing weighs it (pairing/pair_budget.py)."""
+        return {arg: list(values) for arg, values in self.accepted.items()}
+
+    @property
+    def possible(self) -> dict[str, dict[str, list[JsonValue]]]:
+        """BFCL's possible-answer form of the call, ``{name: {arg: [values]}}`` (made when
+        read: only BFCL's rules read it)."""
+        given = self.given
+        if given is None:
+            given = {arg: list(values) for arg, values in self.accepted.items()}
+        return {self.name: given}
 
 
 class ExpectedCalls(NamedTuple):
@@ -65,12 +81,7 @@ def read_expected_calls(value: object, side: str = "expected") -> ExpectedCalls:
                 f"(or BFCL's possible answers under 'possible_answer')"
             )
     calls = tuple(
-        ExpectedCall(
-            call.name,
-            {arg: (v,) for arg, v in call.arguments.items()},
-            frozenset(),
-            {call.name: {arg: [v] for arg, v in call.arguments.items()}},
-        )
+        ExpectedCall(call.name, {arg: (v,) for arg, v in call.arguments.items()})
         for call in read_calls(value, side)
     )
     return ExpectedCalls(calls, tools)
@@ -97,7 +108,7 @@ def _possible_answers(value: object, side: str) -> tuple[ExpectedCall, ...]:
             accepted[arg] = tuple(v for v in values if not (type(v) is str and v == ""))
             if "" in values:
                 optional.add(arg)
-        calls.append(ExpectedCall(name, accepted, frozenset(optional), {name: dict(arguments)}))
+        calls.append(ExpectedCall(name, accepted, frozenset(optional), dict(arguments)))
     return tuple(calls)
 
 

@@ -20,7 +20,7 @@ named as text (``BFCL_RULES``) as ``metrics`` names this one; its ``bfcl_verdict
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from typing import NamedTuple
 
@@ -37,12 +37,13 @@ from ..results.field_results import MATCH, FieldResult
 from .argument_checks import (
     ArgRule,
     CallCheck,
+    FieldVerdict,
     call_rows,
     check_arguments,
     shown_values,
     unpaired_verdicts,
 )
-from .expected_calls import ExpectedCall, ExpectedCalls, ToolDoc, read_expected_calls, read_tools
+from .expected_calls import ExpectedCall, ToolDoc, read_expected_calls, read_tools
 
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")
@@ -133,46 +134,56 @@ def score_fields(
     tools = wanted.tools if wanted.tools is not None else settings.tools
     if settings.rules == "bfcl":
         pairs, _ = import_module(BFCL_RULES, __package__).bfcl_pairs(wanted, calls, tools, settings)
-        comparator = "bfcl"
-    else:
-        pairs = _pairs(wanted, calls, tools, settings.order)
-        comparator = "tool_call"
-    return _field_results(wanted.calls, calls, pairs, comparator)
+        checks = {pair.expected: pair.check for pair in pairs}
+        paired = {pair.expected: pair.actual for pair in pairs}
+        return _field_results(wanted.calls, calls, paired, lambda e, a: checks[e], "bfcl")
+    check = _default_check(wanted.calls, calls, tools)
+    paired = _pairs(wanted.calls, calls, check, settings.order)
+    return _field_results(wanted.calls, calls, paired, check, "tool_call")
+
+
+# the check of the expected call ``e`` against the call ``a`` (by their indices)
+PairCheck = Callable[[int, int], CallCheck]
 
 
 def _default_check(
-    want: ExpectedCall, call: ToolCall, tools: Sequence[ToolDoc] | None
-) -> CallCheck:
-    """``call`` against ``want`` and its tool, where ``tools`` declares it."""
-    tool = next((tool for tool in tools or () if tool.name == want.name), None)
-    return check_arguments(want, tool, call)
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], tools: Sequence[ToolDoc] | None
+) -> PairCheck:
+    """The check of a pair: the call against the expected one and its function's tool,
+    where ``tools`` declares it (the first tool of that name)."""
+    by_name: dict[str, ToolDoc] = {}
+    for tool in tools or ():
+        by_name.setdefault(tool.name, tool)
+
+    def check(e: int, a: int) -> CallCheck:
+        want = expected[e]
+        return check_arguments(want, by_name.get(want.name), calls[a])
+
+    return check
 
 
 def _pairs(
-    wanted: ExpectedCalls, calls: list[ToolCall], tools: Sequence[ToolDoc] | None, order: str
-) -> list[CallPair]:
-    expected = wanted.calls
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], check: PairCheck, order: str
+) -> dict[int, int]:
+    """Expected index -> the index of the call that stands for it."""
     if order == "strict" or len(expected) * len(calls) <= 1:  # (or no choice to make)
-        paired = list(zip(range(len(expected)), range(len(calls))))
-    else:
-        paired = _best_pairs(expected, calls, tools)
-    return [CallPair(e, a, _default_check(expected[e], calls[a], tools)) for e, a in paired]
+        return dict(zip(range(len(expected)), range(len(calls))))
+    return _best_pairs(expected, calls, check)
 
 
 def _best_pairs(
-    expected: Sequence[ExpectedCall], calls: list[ToolCall], tools: Sequence[ToolDoc] | None
-) -> list[tuple[int, int]]:
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], check: PairCheck
+) -> dict[int, int]:
     """The pairing that matches the most fields, calls of the expected function first: an
     optimal assignment (pairing/call_pairing.py), a pair of one function gaining 1 plus its
     share of matched fields; past the budget (pairing/__init__.py), each function's calls in
     order. The calls left over then pair in order (their names mismatch)."""
-    named = [ToolCall(w.name, {k: list(v) for k, v in w.accepted.items()}, "") for w in expected]
     exact = ArgRule("exact")  # (every function's, as the budget weighs it: each value compared)
-    wanted = Calls("expected", range(len(expected)), named, lambda name: exact)
+    wanted = Calls("expected", range(len(expected)), expected, lambda name: exact)
     made = Calls("run", range(len(calls)), calls, lambda name: exact)
 
     def gain(i: int, j: int) -> float:
-        fields = _default_check(expected[i], calls[j], tools).fields
+        fields = check(i, j).fields
         return 1.0 + sum(1 for f in fields if f.status == MATCH) / len(fields)
 
     found = assigned(wanted, made, gain, PairBudget(PairBudget.STEPS), keep_above=-1.0)
@@ -181,7 +192,8 @@ def _best_pairs(
     taken = set(found.values())
     left = [j for j in range(len(calls)) if j not in taken]
     lone = [i for i in range(len(expected)) if i not in found]
-    return sorted([*found.items(), *zip(lone, left)])
+    found.update(zip(lone, left))
+    return found
 
 
 def _prefixes(names: Sequence[str]) -> list[str]:
@@ -198,28 +210,33 @@ def _prefixes(names: Sequence[str]) -> list[str]:
 
 
 def _field_results(
-    expected: Sequence[ExpectedCall], calls: list[ToolCall], pairs: list[CallPair], comparator: str
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    paired: Mapping[int, int],
+    check: PairCheck,
+    comparator: str,
 ) -> list[FieldResult]:
     """The rows of every call, in the expected calls' order and then the calls not expected:
-    a call paired, its check's verdicts; an expected call not made, its name and each
-    argument that is not optional omitted; a call not expected, all of it invented."""
+    a call paired (``paired``: expected index -> call index), its ``check``'s verdicts, made
+    as its rows are; an expected call not made, its name and each argument that is not
+    optional omitted; a call not expected, all of it invented."""
     e_paths = _prefixes([want.name for want in expected])
     a_paths = _prefixes([call.name for call in calls])
-    paired = {pair.expected: pair for pair in pairs}
     out: list[FieldResult] = []
     for e, want in enumerate(expected):
-        pair = paired.get(e)
+        a = paired.get(e)
         where, other = None, None  # (the call's place; its own path where of another function)
-        if pair is None:
+        verdicts: Sequence[FieldVerdict]
+        if a is None:
             kept = [(arg, vs) for arg, vs in want.accepted.items() if arg not in want.optional]
             verdicts = unpaired_verdicts(want.name, [(k, shown_values(v)) for k, v in kept], True)
         else:
-            call = calls[pair.actual]
-            verdicts, where = list(pair.check.fields), call.where or None
+            call = calls[a]
+            verdicts, where = check(e, a).fields, call.where or None
             if call.name != want.name:
-                other = (a_paths[pair.actual], key_segment("", call.name))
+                other = (a_paths[a], key_segment("", call.name))
         out += call_rows(verdicts, e_paths[e], key_segment("", want.name), comparator, where, other)
-    taken = {pair.actual for pair in pairs}
+    taken = set(paired.values())
     for a, call in enumerate(calls):
         if a not in taken:
             verdicts = unpaired_verdicts(call.name, call.arguments.items(), expected_side=False)

@@ -376,8 +376,9 @@ def test_a_call_being_written_when_the_answer_was_cut_off():
 
 def test_many_calls_of_one_function_are_counted_from_the_counts():
     # 15,000 x 15,000 calls of f are 2.25e8 same-name pairs: their steps are counted from
-    # the calls' weights per name, not by enumerating the pairs, and they pair in order.
-    # Every call matches: 15,000 names + 15,000 values, P = R = 1
+    # the counts per name (2 steps a pair, past the budget before any call is weighed), not
+    # by enumerating the pairs, and they pair in order (tests/engine/pairing/
+    # test_call_pairing.py). Every call matches: 15,000 names + 15,000 values, P = R = 1
     expected = [{"name": "f", "arguments": {"n": n}} for n in range(15000)]
     actual = [{"f": {"n": n}} for n in range(15000)]
     result = tc(actual, expected)
@@ -418,6 +419,46 @@ def test_a_mixed_list_past_the_table_budget_still_pairs_each_function_optimally(
         ("f[1].n", "match", 1.0),
     ]
     assert result.score == pytest.approx(4 / 2002)
+
+
+def test_each_call_is_checked_against_the_first_tool_of_its_name():
+    # two documents named get_weather: the first declares days an integer, the second a
+    # string; the first is the one every check reads, whichever call it checks
+    second = json.loads(json.dumps(WEATHER_TOOL))
+    second["function"]["parameters"]["properties"]["days"] = {"type": "string"}
+    other = {"name": "g", "parameters": {"type": "object", "properties": {}}}
+    expected = [
+        {"name": "get_weather", "arguments": {"location": "Paris", "days": 2}},
+        {"name": "get_weather", "arguments": {"location": "Rome", "days": 3}},
+    ]
+    actual = openai(("get_weather", {"location": "Rome", "days": "3"}))
+    actual["tool_calls"].append(
+        openai(("get_weather", {"location": "Paris", "days": 2}))["tool_calls"][0]
+    )
+    result = tc(actual, {"calls": expected, "tools": [other, WEATHER_TOOL, second]})
+    assert [(f.path, f.status, f.reason) for f in result.fields] == [
+        ("get_weather[0]", "match", ""),
+        ("get_weather[0].location", "match", ""),
+        ("get_weather[0].days", "match", ""),
+        ("get_weather[1]", "match", ""),
+        ("get_weather[1].location", "match", ""),
+        ("get_weather[1].days", "mismatch", "type: expected integer, got string"),
+    ]
+
+
+def test_expected_calls_read_as_bfcls_possible_answers():
+    from pytest_jsonmatch.engine.tool_calls import read_expected_calls
+
+    (plain,) = read_expected_calls([{"name": "f", "arguments": {"a": 1, "b": [2]}}]).calls
+    assert plain.accepted == {"a": (1,), "b": ([2],)} and plain.optional == frozenset()
+    assert plain.possible == {"f": {"a": [1], "b": [[2]]}}
+    assert plain.arguments == {"a": [1], "b": [[2]]}
+    read = read_expected_calls({"possible_answer": [{"f": {"a": [1, ""], "b": ["", "x"]}}]})
+    (answer,) = read.calls
+    assert answer.accepted == {"a": (1,), "b": ("x",)}
+    assert answer.optional == frozenset({"a", "b"})
+    assert answer.possible == {"f": {"a": [1, ""], "b": ["", "x"]}}  # (as written)
+    assert answer.arguments == {"a": [1], "b": ["x"]}
 
 
 def test_bfcl_parallel_pairing_past_its_budget_is_refused_before_any_pair_is_tried():
