@@ -136,17 +136,43 @@ def agent_data(actual: object, side: str) -> object:
 def read_messages(value: object, side: str = "actual") -> list[Message]:
     """Every message of ``value`` (a list of messages, items, steps or calls; an object
     holding them; a response; one message, call or step), in order."""
+    return _read_messages(value, side, None)
+
+
+# where a text an answer is read from stands: the object holding it, and its key
+TextPlace = tuple[Mapping[str, JsonValue], str]
+
+
+def answer_places(value: object, side: str = "actual") -> list[TextPlace]:
+    """Where the answer of ``value``'s last assistant message that wrote one is read from, in
+    order: each text block's or part's ``text``, or the message's string ``content`` (empty:
+    no message wrote a text answer). The places are in ``value`` itself, so that what reads
+    the answer can write it back (the record setting's scrub, calls/answer_scrub.py), and
+    found by the reading that reads the answer, for every shape it reads."""
+    places: list[list[TextPlace]] = []
+    messages = _read_messages(value, side, places)
+    written = [k for k, m in enumerate(messages) if m.role == ASSISTANT and m.answer is not None]
+    return places[written[-1]] if written else []
+
+
+def _read_messages(value: object, side: str, places: list[list[TextPlace]] | None) -> list[Message]:
+    """read_messages; with ``places``, each message's answer places too (one list each)."""
     out: list[Message] = []
     open_turn = has_message = False
     for index, where, item in _items(value, side):
         read, joins = _item(item, where, side)
         if read is None:  # (a reasoning item: no step, the turn goes on)
             continue
+        found = _answer_places(item) if places is not None and read.answer is not None else []
         if out and open_turn and (joins == _PIECE or (joins == _TURN and not has_message)):
             out[-1] = _merged(out[-1], read)
             has_message = has_message or joins == _TURN
+            if places is not None:
+                places[-1] += found
             continue
         out.append(read._replace(item=index))
+        if places is not None:
+            places.append(found)
         open_turn, has_message = joins != _OWN, joins == _TURN
     return out
 
@@ -360,6 +386,24 @@ def _answer(item: Mapping[str, JsonValue], where: str, side: str) -> JsonValue |
     if isinstance(content, str):
         return content if content.strip() else None
     return content
+
+
+def _answer_places(item: Mapping[str, JsonValue]) -> list[TextPlace]:
+    """Where :func:`_answer` (or a bare text piece, :func:`_text`) reads ``item``'s text."""
+    if "role" not in item:
+        if _text(item) is not None:
+            return [(item, "text")]  # (a bare piece of a turn: a Responses output_text item)
+        for key in _ANSWER_KEYS:  # (a plain step's answer)
+            if isinstance(item.get(key), str):
+                return [(item, key)]
+    key = "parts" if "parts" in item else "content"
+    blocks = item.get(key)
+    if type(blocks) is list and (
+        key == "parts" or (blocks and all(isinstance(b, Mapping) and _is_block(b) for b in blocks))
+    ):
+        return [(b, "text") for b in blocks if isinstance(b, Mapping) and _text(b) is not None]
+    content = item.get("content")
+    return [(item, "content")] if isinstance(content, str) and content.strip() else []
 
 
 def _is_block(block: Mapping[str, JsonValue]) -> bool:
