@@ -3,10 +3,10 @@ message writes as text.
 
 An agent's output (a reply, or a whole run: ``{"messages": [...], "state": ...}``) holds its
 answer as text: a string ``content``, or the text blocks or parts of its last assistant
-message. A scrub path walks the output's structure, so it never reached the fields of that
-text: the comparison left them out (``ignore`` reads the answer's fields), but the recording
-kept their values, and each re-record rewrote it. Here the answer is read as the door reads
-it, the paths that name the answer's fields (``ignore``'s split of a run: ``state.`` names
+message. A scrub path walks the output's structure and cannot reach the fields of that text
+by itself, where the comparison reads them (``ignore`` reads the answer's fields): a recording
+would keep their values, and each re-record rewrite it. So the answer is read as the door reads
+it (its places from the one reader of vendor messages, ``answer_places``), the paths that name the answer's fields (``ignore``'s split of a run: ``state.`` names
 the end state, ``run[...]`` the trajectory, every other path the answer, ``**.`` both) are
 applied to it, and where they replaced a value the answer's text is written back as that JSON
 (the prose around it, if any, is not kept: the value scored is the same). The fields a
