@@ -759,6 +759,8 @@ def _worst_families(args: argparse.Namespace) -> list[tuple[str, str, dict[str, 
         out.append((case, "field_f1", {"align": "hungarian"}, args.worst_depths))
     for metric, options in worst.PAIRING.items():
         out.append(("deep array pairs", metric, options, args.worst_depths))
+    # every level's candidate pair scores 0 (issue 99: quadratic in depth before)
+    out.append(("deep differing arrays", "field_f1", {"align": "hungarian"}, args.worst_depths))
     return out
 
 

@@ -82,11 +82,17 @@ def deep(shape: str, depth: int) -> tuple[Any, Any]:
     and ``arrays`` (one inside the other) hold the same two leaves at every depth, so every
     metric's score is the same at every depth; ``array pairs`` hold two elements at every
     level (the nested array and a number), the case where Hungarian alignment scores
-    candidate pairs by walking them."""
+    candidate pairs by walking them; ``differing arrays`` hold one element at every level
+    and one leaf at the bottom, different (every candidate pair scores 0: both elements are
+    lone at every level)."""
     if shape == "objects":
 
         def build(last: str) -> str:
             return '{"a": ' * depth + f'{{"x": 1, "y": "{last}"}}' + "}" * depth
+    elif shape == "differing arrays":
+
+        def build(last: str) -> str:
+            return '{"r": ' + "[" * depth + f'"{last}"' + "]" * depth + "}"
     elif shape == "arrays":
 
         def build(last: str) -> str:
@@ -108,6 +114,7 @@ CASES = {
     "deep objects": lambda size: deep("objects", size),
     "deep arrays": lambda size: deep("arrays", size),
     "deep array pairs": lambda size: deep("array pairs", size),
+    "deep differing arrays": lambda size: deep("differing arrays", size),
 }
 # a size small enough to warm up each case with (imports, caches) before it is timed
 WARM_UP = {
@@ -119,6 +126,7 @@ WARM_UP = {
     "deep objects": 3,
     "deep arrays": 3,
     "deep array pairs": 3,
+    "deep differing arrays": 3,
 }
 
 

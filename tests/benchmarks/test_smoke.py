@@ -308,9 +308,12 @@ def _check_worst_rows(rows: list[dict]) -> None:
         for shape in ("deep objects", "deep arrays"):
             for depth in (10, 50):
                 assert f"{metric}, {shape}, {depth} deep" in cases
+    for depth in (10, 50):
+        assert f"field_f1 align=hungarian, deep differing arrays, {depth} deep" in cases
     assert not any(c.startswith("field_match, deep") for c in cases), cases
     assert all(r["time_s"] > 0 and r["note"].startswith("peak ") for r in rows), rows
-    families = 4 + 2 + 2 * 3 + 2  # arrays, long strings, deep objects and arrays, array pairs
+    # arrays, long strings, deep objects and arrays, array pairs, differing arrays
+    families = 4 + 2 + 2 * 3 + 2 + 1
     assert sum("growth exponent" in r["note"] for r in rows) == families - 1  # one size: none
     assert not any("scores differ" in r["note"] for r in rows)
 

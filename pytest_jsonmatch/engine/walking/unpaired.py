@@ -36,6 +36,29 @@ from ..schemas.eval_schema import SchemaNode
 # would cost on this path: it is left dynamically typed.)
 _Pending = tuple[Any, Where, SchemaNode | None, int]
 
+# What one_sided found for a value, by (the value's id, its path, its field path, its schema
+# node's id, its depth, the status): the value itself (its id is only good while it lives),
+# and the fields and floors found. See LoneLeaves.
+_Found = tuple[Any, list[FieldResult], list[FloorFailure]]
+
+
+class LoneLeaves:
+    """The one-sided leaves of lone elements found while walking candidate pairs, kept for
+    the record's walk.
+
+    Under Hungarian (or similarity) alignment a candidate pair is walked to be scored, and a
+    pair that scores 0 is not kept: both elements are then lone, and their leaves are walked
+    again, one side at a time. Nested arrays do this at every level, and each level's lone
+    element holds the lone elements the candidate walk one level down has just walked: the
+    same values, at the same paths, walked once per level above them (arrays 200 deep:
+    quadratic in depth). The candidate walks keep here what they found for their lone
+    elements, and one_sided takes it where it meets the same value at the same place."""
+
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[int, str, str, int, int, str], _Found] = {}
+
 
 def one_sided(
     out: WalkOutput,
@@ -45,14 +68,44 @@ def one_sided(
     node: SchemaNode | None,
     status: str,
     depth: int,
+    lone: LoneLeaves | None = None,
+    keep: bool = False,
 ) -> None:
     """Every leaf under ``value`` becomes an ``status`` (omission or hallucination), in
     document order. Without recursion: a value one side alone has may hold fields the door
     did not measure (ignored ones, named here on the other side's path), nested deeper than
-    the stack the walk was given."""
+    the stack the walk was given.
+
+    ``lone``: what earlier calls kept (LoneLeaves); a container found there, the same value
+    at the same place, is taken as found. ``keep``: keep what this call finds there."""
+    if keep and lone is not None:
+        first_field, first_floor = len(out.fields), len(out.floors)
+        _one_sided(out, cfg, value, where, node, status, depth, lone.found)
+        key = (id(value), where.path, where.field, id(node), depth, status)
+        lone.found[key] = (value, out.fields[first_field:], out.floors[first_floor:])
+    else:
+        _one_sided(out, cfg, value, where, node, status, depth, lone.found if lone else None)
+
+
+def _one_sided(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    value: JsonValue,
+    where: Where,
+    node: SchemaNode | None,
+    status: str,
+    depth: int,
+    found: dict[tuple[int, str, str, int, int, str], _Found] | None,
+) -> None:
     stack: list[_Pending] = [(value, where, node, depth)]
     while stack:
         current, where, node, depth = stack.pop()
+        if found and type(current) in (dict, list):
+            known = found.get((id(current), where.path, where.field, id(node), depth, status))
+            if known is not None and known[0] is current:
+                out.fields.extend(known[1])
+                out.floors.extend(known[2])
+                continue
         spec = cfg.spec_at(where.path, node) if depth else None
         if spec is not None and spec.skip:
             continue

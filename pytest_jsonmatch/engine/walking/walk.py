@@ -40,7 +40,7 @@ from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
 from . import inline_leaves
 from .leaf_scoring import LeafScoring
-from .unpaired import one_sided, shape_mismatch
+from .unpaired import LoneLeaves, one_sided, shape_mismatch
 from .unread_sides import UnreadSides
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
@@ -151,6 +151,7 @@ class Walk(LeafScoring, UnreadSides):
         tally: bool = False,
         unread: bool = False,
         unread_expected: bool = False,
+        lone: LoneLeaves | None = None,
     ) -> None:
         self.cfg = cfg
         self.judge = judge
@@ -159,6 +160,9 @@ class Walk(LeafScoring, UnreadSides):
         self.unread = unread  # the actual side has not come through the door (see walk())
         # nor has the expected side (walk_counted: only the tally form reads it so)
         self.unread_expected = unread_expected
+        # a candidate pair's walk (_pair_walk) keeps the leaves of its lone elements there, for
+        # the walks above it, which meet those elements again inside their own lone ones
+        self.lone = lone
         self.out = WalkOutput()
         self.deferred = []  # the judge's placeholders (LeafScoring)
 
@@ -409,8 +413,20 @@ class Walk(LeafScoring, UnreadSides):
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
         self._walk_pairs(scored, walked, expected, actual, where, items, depth)
         walked.clear()
+        lone = self.lone
+        keep = lone is not None and by_score
         for i in lone_e:
-            one_sided(self.out, cfg, expected[i], where.element(i), items, OMISSION, depth + 1)
+            one_sided(
+                self.out,
+                cfg,
+                expected[i],
+                where.element(i),
+                items,
+                OMISSION,
+                depth + 1,
+                lone,
+                keep,
+            )
         if cfg.count_extras:
             for j in lone_a:
                 one_sided(
@@ -421,6 +437,8 @@ class Walk(LeafScoring, UnreadSides):
                     items,
                     HALLUCINATION,
                     depth + 1,
+                    lone,
+                    keep,
                 )
 
     def _walk_pairs(
@@ -486,7 +504,9 @@ class Walk(LeafScoring, UnreadSides):
     ) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge and
         budget), exactly as :meth:`_element` walks it once paired."""
-        sub = Walk(self.cfg, self.judge, self.budget, self.tally)
+        if self.lone is None:
+            self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
+        sub = Walk(self.cfg, self.judge, self.budget, self.tally, lone=self.lone)
         sub.node(expected, actual, where, items, depth + 1)
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge

@@ -5,6 +5,7 @@ the error says what is too large)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -401,3 +402,32 @@ def test_shuffled_arrays_of_arrays_pair_up_under_structural_f1(expected, actual)
     with within(GENEROUS):
         result = match_json({"v": actual}, {"v": expected}, metric="structural_f1")
     assert result.score == 1.0, [(f.path, f.status) for f in result.fields]
+
+
+def test_lone_elements_of_deep_arrays_are_walked_once_not_once_per_level(monkeypatch):
+    # Nested one-element arrays whose leaves differ, under Hungarian alignment: at every level the candidate pair
+    # scores 0 and both elements are lone. Their leaves are found once (kept by the
+    # candidate walk below, walking/unpaired.LoneLeaves), not walked again from every
+    # level above: the values one_sided visits grow with the depth, not its square.
+    from pytest_jsonmatch.engine.walking import unpaired
+
+    visited = []
+    real = unpaired.json_type
+
+    def counting(value):
+        visited.append(1)
+        return real(value)
+
+    monkeypatch.setattr(unpaired, "json_type", counting)
+    depth = 120
+
+    def nested(leaf):
+        return {"root": json.loads("[" * depth + json.dumps(leaf) + "]" * depth)}
+
+    result = ff(nested(2), nested(1), align="hungarian")
+    assert result.score == 0.0
+    assert sorted((f.status, f.path) for f in result.fields) == [
+        ("hallucination", "root" + "[0]" * depth),
+        ("omission", "root" + "[0]" * depth),
+    ]
+    assert len(visited) < 10 * depth  # (about depth * depth / 2 walked level by level)
