@@ -416,30 +416,12 @@ class Walk(LeafScoring, UnreadSides):
         lone = self.lone
         keep = lone is not None and by_score
         for i in lone_e:
-            one_sided(
-                self.out,
-                cfg,
-                expected[i],
-                where.element(i),
-                items,
-                OMISSION,
-                depth + 1,
-                lone,
-                keep,
-            )
+            left = expected[i], where.element(i)
+            one_sided(self.out, cfg, *left, items, OMISSION, depth + 1, lone, keep)
         if cfg.count_extras:
             for j in lone_a:
-                one_sided(
-                    self.out,
-                    cfg,
-                    actual[j],
-                    where.element(j, where.actual_path),
-                    items,
-                    HALLUCINATION,
-                    depth + 1,
-                    lone,
-                    keep,
-                )
+                extra = actual[j], where.element(j, where.actual_path)
+                one_sided(self.out, cfg, *extra, items, HALLUCINATION, depth + 1, lone, keep)
 
     def _walk_pairs(
         self,
