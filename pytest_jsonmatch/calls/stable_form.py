@@ -188,17 +188,6 @@ def _placeholder_fields(output: object, scrub: Scrub) -> list[str]:
     return [at for at, link in found.items() if not scrub.hits(_instance_path(link))]
 
 
-def _differ(first: object, second: object) -> bool:
-    """``first != second`` at any depth the door takes (equality recurses once per level)."""
-    try:
-        return first != second
-    except RecursionError:
-        from ..engine.core.depth import call_with_depth
-        from ..engine.reading.intake import MAX_DEPTH
-
-        return call_with_depth(MAX_DEPTH + 8, lambda: first != second)
-
-
 _Link = tuple["_Link", "str | int"] | None  # (the parent's link, the key or index)
 
 
@@ -231,13 +220,14 @@ def stable_form(output: object, scrub: Scrub = NO_SCRUB, agent: AgentKind = None
 
     form = _rebuilt(output, lambda mapping: _ids_renamed(mapping, renamed), scrub)
     if agent is not None and scrub.paths:
+        from ..engine.core.depth import with_door_room
         from .answer_scrub import answer_paths, answer_text
 
         answer = answer_text(form, agent == "run")
         paths = answer_paths(scrub.paths, form) if answer is not None else ()
         if answer is not None and paths:
             scrubbed = _rebuilt(answer.value, lambda mapping: mapping, Scrub(paths))
-            if _differ(scrubbed, answer.value):
+            if with_door_room(lambda: scrubbed != answer.value):
                 answer.write(scrubbed)
     return form
 

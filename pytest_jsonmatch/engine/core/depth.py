@@ -15,6 +15,9 @@ from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
+# How deeply a value may nest (the door, intake.py, refuses deeper). JSON text that
+# ``json.loads`` can read stays well within it.
+MAX_DEPTH = 2_000
 # Up to this depth a comparison fits in the caller's stack under Python's default limit.
 SHALLOW = 60
 # Python frames one level of nesting may take (node -> array -> pairing -> pair scores -> a
@@ -106,16 +109,18 @@ def nesting(value: object, limit: int) -> int:
     return deepest
 
 
+def with_door_room(fn: Callable[[], T]) -> T:
+    """``fn()``, run again with room for values nested as deep as the door takes (MAX_DEPTH)
+    where it ran past the caller's stack: for the standard library's recursive
+    writer and equality, on a value a model may nest 2,000 levels deep."""
+    try:
+        return fn()
+    except RecursionError:
+        return call_with_depth(MAX_DEPTH + 8, fn)
+
+
 def deep_dumps(value: object, **options: Any) -> str:
-    """``json.dumps(value, **options)`` at any depth the door takes: the standard writer
-    recurses once per level, so a value nested past the caller's stack (a model's answer
-    may nest 2,000 levels) is written again in a thread with room for it."""
+    """``json.dumps(value, **options)`` at any depth the door takes."""
     import json
 
-    try:
-        return json.dumps(value, **options)
-    except RecursionError:
-        return call_with_depth(_DOOR_DEPTH, lambda: json.dumps(value, **options))
-
-
-_DOOR_DEPTH = 2_008  # (intake.MAX_DEPTH levels and a few around them: intake imports this)
+    return with_door_room(lambda: json.dumps(value, **options))

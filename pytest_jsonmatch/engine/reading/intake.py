@@ -31,6 +31,7 @@ import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeGuard, cast
 
+from ..core.depth import MAX_DEPTH as MAX_DEPTH
 from ..core.depth import SHALLOW
 from ..core.errors import ParseError
 from ..core.numbers import whole_in
@@ -39,9 +40,6 @@ from ..core.values import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
-
-# How deeply a value may nest. JSON text that ``json.loads`` can read stays well within it.
-MAX_DEPTH = 2_000
 
 
 def _max_keys() -> int:

@@ -78,25 +78,9 @@ def one_sided(
 
     ``lone``: what earlier calls kept (LoneLeaves); a container found there, the same value
     at the same place, is taken as found. ``keep``: keep what this call finds there."""
-    if keep and lone is not None:
-        first_field, first_floor = len(out.fields), len(out.floors)
-        _one_sided(out, cfg, value, where, node, status, depth, lone.found)
-        key = (id(value), where.path, where.field, id(node), depth, status)
-        lone.found[key] = (value, out.fields[first_field:], out.floors[first_floor:])
-    else:
-        _one_sided(out, cfg, value, where, node, status, depth, lone.found if lone else None)
-
-
-def _one_sided(
-    out: WalkOutput,
-    cfg: WalkConfig,
-    value: JsonValue,
-    where: Where,
-    node: SchemaNode | None,
-    status: str,
-    depth: int,
-    found: dict[tuple[int, str, str, int, int, str], _Found] | None,
-) -> None:
+    found = lone.found if lone is not None else None
+    first_field, first_floor = len(out.fields), len(out.floors)
+    key = (id(value), where.path, where.field, id(node), depth, status)
     stack: list[_Pending] = [(value, where, node, depth)]
     while stack:
         current, where, node, depth = stack.pop()
@@ -128,6 +112,8 @@ def _one_sided(
         ):
             continue  # an absent null, or a null object: no field
         _one_sided_leaf(out, current, where, spec, status)
+    if keep and found is not None:
+        found[key] = (value, out.fields[first_field:], out.floors[first_floor:])
 
 
 def _object_children(
