@@ -201,14 +201,15 @@ def _as_reviewed(
     are written as the review says they were, and a whole case changes only the fields the
     review shows."""
     from ..engine.reading.safe_yaml import decode_text, parse_yaml
+    from ..engine.reading.user_files import resolved
 
     read: dict[str, object] = {}  # a case file's path -> its value
     named: dict[Path, str] = {}  # a real path -> the case file the review names there
     for one, update in zip(chosen, updates, strict=True):
         if update.path not in read:
             try:
-                real = Path(update.path).resolve()
-            except (OSError, RuntimeError) as exc:  # (a symlink loop)
+                real = resolved(Path(update.path))
+            except OSError as exc:  # (a symlink loop)
                 raise CaseFileError(
                     f"{update.display}: cannot resolve it ({exc}): {NOTHING}"
                 ) from None

@@ -19,7 +19,7 @@ from ..engine.core.errors import CaseFileError, ParseError
 from ..engine.core.errors import shown as shown_value
 from ..engine.core.values import json_equal
 from ..engine.reading.deep_json import read_whole
-from ..engine.reading.user_files import read_regular_text
+from ..engine.reading.user_files import read_regular_text, resolved
 from .node_ids import fits_test_id
 from .update_fields import ABSENT, Change, changes, path_of
 from .update_review import FOLDER, REVIEW_JSON, review_files_owned, review_folder
@@ -46,8 +46,8 @@ def review_root(review: Path, shown: str) -> Path:
             f"{NOTHING}"
         )
     try:
-        root = where.parent.parent.resolve()
-    except (OSError, RuntimeError) as exc:  # (a symbolic link's loop)
+        root = resolved(where.parent.parent)
+    except OSError as exc:  # (a symbolic link's loop)
         raise CaseFileError(f"{shown}: cannot resolve its test root ({exc}): {NOTHING}") from None
     review_files_owned(review_folder(root, NOTHING))
     return root

@@ -284,11 +284,13 @@ def review_folder(root: Path, refused: str = "the update review is not written")
     """The review's folder, which must lie inside the test root (a symlink out of it is
     refused, with ``refused`` saying what is not done: the plugin reads and writes the
     review only inside the root)."""
+    from ..engine.reading.user_files import resolved
+
     folder = root / FOLDER
     try:
-        real = folder.resolve()
-        inside = real.is_relative_to(root.resolve())
-    except (OSError, RuntimeError) as exc:  # (a symbolic link's loop)
+        real = resolved(folder)
+        inside = real.is_relative_to(resolved(root))
+    except OSError as exc:  # (a symbolic link's loop)
         raise CaseFileError(f"{FOLDER} cannot be resolved ({exc}): {refused}") from None
     if not inside:
         raise CaseFileError(f"{FOLDER} resolves to {real}, outside the test root {root}: {refused}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 from ..core.errors import JsonMatchError
 
@@ -128,3 +129,18 @@ def _kind(mode: int) -> str:
 
 def _size(limit: int) -> str:
     return f"{limit // 2**20} MB" if limit >= 2**20 else f"{limit:,} bytes"
+
+
+def resolved(path: Path) -> Path:
+    """``path`` with its symbolic links followed, a loop among them an OSError on every
+    Python this project supports (3.13's ``resolve`` gives a looping path back unresolved
+    where 3.10-3.12 raised RuntimeError): a path that exists is resolved strictly, one
+    not there yet as far as it goes."""
+    if os.path.lexists(path):
+        try:
+            return path.resolve(strict=True)
+        except FileNotFoundError:  # a link to nothing: followed as far as it leads
+            pass
+        except RuntimeError as exc:  # (3.10-3.12: a loop)
+            raise OSError(str(exc)) from None
+    return path.resolve()
