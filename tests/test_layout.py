@@ -145,8 +145,9 @@ REPORTING_PARTS = {
     "render": {"run_model", "verdicts"},
 }
 # The layers around the engine: what each may import of the others. The golden-case side
-# reads one way: case files (cases) -> calling targets and the judge, recordings (calls) ->
-# the session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
+# reads one way: case files (cases) -> calling targets and the judge, recordings (calls), and
+# beside them case files rewritten on update and the update review (updating) -> the
+# session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
 LAYERS = {
     "engine": {"engine"},
     # integrations: calls too, for openai_agent.py's re-export of run_tools (calls/agent_loop.py)
@@ -154,18 +155,38 @@ LAYERS = {
     "reporting": {"engine", "reporting", "version"},
     "dataset": {"engine", "reporting", "dataset"},
     # cli: golden case files too (merge reads a case's own repeat: to check a shard's runs);
-    # calibration: `jsonmatch calibrate`
-    "cli": {"engine", "reporting", "dataset", "cases", "calibration", "cli", "version"},
+    # calibration: `jsonmatch calibrate`; updating: `jsonmatch accept`
+    "cli": {
+        "engine",
+        "reporting",
+        "dataset",
+        "cases",
+        "updating",
+        "calibration",
+        "cli",
+        "version",
+    },
     "cases": {"engine", "reporting", "cases"},
+    "updating": {"engine", "reporting", "cases", "updating"},
     "calls": {"engine", "reporting", "cases", "calls"},
     # calibration: the judge measured against labels; beside calls/, whose recordings it uses
     "calibration": {"engine", "reporting", "cases", "calls", "calibration"},
     "telemetry": {"engine", "reporting", "telemetry", "version"},
-    "session": {"engine", "reporting", "cases", "calls", "calibration", "telemetry", "session"},
+    "session": {
+        "engine",
+        "reporting",
+        "cases",
+        "updating",
+        "calls",
+        "calibration",
+        "telemetry",
+        "session",
+    },
     "plugin": {
         "engine",
         "reporting",
         "cases",
+        "updating",
         "calls",
         "calibration",
         "telemetry",
@@ -180,6 +201,7 @@ WITHOUT_PYTEST = (
     "reporting",
     "dataset",
     "cases",
+    "updating",
     "calls",
     "calibration",
     "telemetry",
@@ -541,7 +563,7 @@ def _lines(path: Path) -> int:
 
 
 @pytest.mark.parametrize(
-    "layer", ["cases", "calls", "calibration", "telemetry", "session", "plugin"]
+    "layer", ["cases", "updating", "calls", "calibration", "telemetry", "session", "plugin"]
 )
 def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # Modules of one job each, at most 545 lines as `ruff format` lays them out (100 columns).
@@ -558,11 +580,13 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # assertion-rewriting list as the entry point loads (plain_imports.py, 43: what pytest's
     # hook cost every session, docs/performance.md) and the report hooks' split (a setup or
     # teardown that sent nothing leaves at once; the rerun status on xdist's controller
-    # only), to 1,979.
+    # only), to 1,979, and later 1,982. What plugin/settings.py made of the settings' values
+    # needs no pytest and went to session/setting_reading.py (their reading from pytest's
+    # config stays): 1,783, under the cap of 1,815 again.
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 545} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1985, sizes
+        assert sum(sizes.values()) <= 1815, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():

@@ -184,7 +184,7 @@ def read_calibration(path: Path, root: Path | None = None) -> Calibration:
     (None: not checked, the file's paths are not opened)."""
     from ..engine.reading.parse import STRICT_JSON
 
-    text = read_regular_text(path, "calibration file", ConfigError, MAX_CALIBRATION_BYTES)
+    text = read_regular_text(path, "calibration file", ConfigError, limit=MAX_CALIBRATION_BYTES)
     try:  # NaN, Infinity and a key given twice refused (a reviewer reads the first)
         data = STRICT_JSON.decode(text)
     except RecursionError:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError
+from ..engine.reading.agent_messages import AgentKind
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
 from .file_reads import data_files
@@ -20,7 +21,7 @@ from .live_calls import LiveCalls
 from .produced import OutputSource, Produced
 from .recordings import Recording, RecordMode
 from .runner import Done
-from .stable_form import NO_SCRUB, AgentKind, Scrub, stable_form
+from .stable_form import NO_SCRUB, Scrub, stable_form
 
 
 class Outputs:
@@ -260,6 +261,4 @@ def _no_replay(shown: str, existing: Recording | None, changed: list[str]) -> Ca
 def agent_kind(case: GoldenCase) -> AgentKind:
     """What ``case``'s output is, for what a scrub reaches in it: an agent's whole run, one
     reply, or (None) a plain target's JSON."""
-    if case.agent is None:
-        return None
-    return "run" if case.agent.is_run else "reply"
+    return case.scorer.kind

@@ -235,7 +235,11 @@ class JudgmentFile:
         if not os.path.lexists(path):
             return {}
         text = read_regular_text(
-            path, "the judgments' recording", CaseFileError, MAX_JUDGMENTS_BYTES, follow_links=False
+            path,
+            "the judgments' recording",
+            CaseFileError,
+            limit=MAX_JUDGMENTS_BYTES,
+            follow_links=False,
         )
         try:
             return _checked(json.loads(text))

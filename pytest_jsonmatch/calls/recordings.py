@@ -37,8 +37,9 @@ from ..engine.core.slotted import Slotted
 from ..engine.reading.user_files import MAX_FILE_BYTES
 
 if TYPE_CHECKING:  # the settings' modes load with every session; replaying, when it replays
+    from ..engine.reading.agent_messages import AgentKind
     from .call_figures import CallFigures
-    from .stable_form import AgentKind, Scrub
+    from .stable_form import Scrub
 
 RecordMode = Literal["off", "once", "none", "all"]
 MODES: tuple[RecordMode, ...] = ("off", "once", "none", "all")
@@ -150,7 +151,7 @@ def read_recording(path: Path) -> Recording | None:
 
     try:
         text = read_regular_text(
-            path, "the recording", CaseFileError, MAX_RECORDING_BYTES, follow_links=False
+            path, "the recording", CaseFileError, limit=MAX_RECORDING_BYTES, follow_links=False
         )
         from ..engine.reading.deep_json import read_whole
 

@@ -24,27 +24,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from typing import Literal
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import MASK_SECONDS, MaskPattern
 from ..engine.core.paths import PathPattern, index_segment, key_segment
 from ..engine.core.slotted import HashedSlotted
+from ..engine.reading.agent_messages import ID_KEYS, AgentKind
 
 PLACEHOLDER = "<scrubbed>"  # what a scrubbed value is recorded (and scored) as
-# an agent's output: its whole run, or one reply; None: a plain target's
-AgentKind = Literal["run", "reply"] | None
-
-# (the ``type`` an object has, or None for any; the keys that hold a call's id in it)
-_ID_KEYS: tuple[tuple[str | None, str], ...] = (
-    ("function", "id"),  # an OpenAI chat tool call
-    ("tool_call", "id"),  # a LangChain tool call
-    ("tool_use", "id"),  # an Anthropic tool_use block
-    ("function_call", "call_id"),  # an OpenAI Responses call item
-    ("function_call_output", "call_id"),  # ... and its result
-    ("tool_result", "tool_use_id"),  # an Anthropic tool_result block
-    (None, "tool_call_id"),  # an OpenAI (or LangChain) tool message
-)
 
 
 class Scrub(HashedSlotted):
@@ -237,7 +224,7 @@ def _ids_renamed(mapping: dict[str, object], renamed: Callable[[str], str]) -> d
     if _ID_NAMES.isdisjoint(mapping):  # most objects of an output: one set operation
         return mapping
     kind = mapping.get("type")
-    for of_type, key in _ID_KEYS:
+    for of_type, key in ID_KEYS:
         raw = mapping.get(key)
         if isinstance(raw, str) and (of_type is None or kind == of_type):
             if of_type == "function" and not isinstance(mapping.get("function"), Mapping):
@@ -248,7 +235,7 @@ def _ids_renamed(mapping: dict[str, object], renamed: Callable[[str], str]) -> d
 
 # the keys that can hold one (an object with none of them, or no "type" beside an "id", is
 # passed over at the cost of one set operation)
-_ID_NAMES = frozenset(key for _, key in _ID_KEYS if key != "id") | {"type"}
+_ID_NAMES = frozenset(key for _, key in ID_KEYS if key != "id") | {"type"}
 # each scrub path's positions at a value (None: no pattern can match at or below it)
 _States = tuple[frozenset[int], ...] | None
 _Parent = list[object] | dict[str, object]

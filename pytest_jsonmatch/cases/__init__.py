@@ -1,8 +1,8 @@
-"""Golden case files as data: read, validated, repeated and rewritten in place.
+"""Golden case files as data: read, validated and repeated (rewriting them on update is
+updating/'s).
 
 Takes case files (YAML) and the session's typed settings; gives
-:class:`~.case_files.GoldenCase` values (with their ``marks`` read as plain data), each case's
-repeat rule, and case files whose ``expected`` is rewritten byte for byte on update. May
-import the engine and reporting; never calls/, telemetry/, session/ or pytest (those stages
-import this one, never the other way round).
+:class:`~.case_files.GoldenCase` values (with their ``marks`` read as plain data) and each
+case's repeat rule. May import the engine and reporting; never updating/, calls/,
+telemetry/, session/ or pytest (those stages import this one, never the other way round).
 """

@@ -10,14 +10,18 @@ case key by key, each level checked by its metric (:func:`call_options_of`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError
 from ..engine.core.slotted import Slotted
+from ..engine.reading.agent_messages import AgentKind
 from .python_names import with_named_tools
 
 if TYPE_CHECKING:
+    from ..engine.agents import ReplyScorer, RunScorer
     from ..engine.results.field_results import MatchResult, PartName
+
+    _Scorer = ReplyScorer | RunScorer
 
 # the expected parts that make a case an agent's: such a case may leave out ``expected``, its
 # answer, which is then not scored (a tool-only reply, a run judged by its steps or its state)
@@ -47,6 +51,51 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
 Error = Callable[[int, str], CaseFileError]
 
 
+class CaseScorer(Protocol):
+    """What scores a case's output, whatever the case is (a golden case's ``scorer``; the
+    expectations ``assert_json_match``'s keywords give): the session asks it, never the
+    kind of case."""
+
+    @property
+    def kind(self) -> AgentKind:
+        """What the output is, for what a scrub reaches in it: an agent's whole run, one
+        reply, or (None) a plain target's JSON."""
+
+    def label(self, metric: str, expected: object) -> str:
+        """The comparison's metric, as its result will name it."""
+
+    def scored(
+        self, output: object, expected: object, metric: str, options: Mapping[str, object]
+    ) -> MatchResult:
+        """``output`` scored against ``expected`` (and the case's other expected parts)."""
+
+    def answer_of(self, output: object) -> object:
+        """What the case's ``expected`` is written from (an update)."""
+
+
+class PlainScorer(Slotted):
+    """A plain comparison's scorer: the output against ``expected``, ``match_json``."""
+
+    __slots__ = ()
+    kind: AgentKind = None
+
+    def label(self, metric: str, expected: object) -> str:
+        return metric
+
+    def scored(
+        self, output: object, expected: object, metric: str, options: Mapping[str, object]
+    ) -> MatchResult:
+        from ..engine.match import match_json
+
+        return match_json(output, expected, metric=metric, **options)
+
+    def answer_of(self, output: object) -> object:
+        return output
+
+
+PLAIN = PlainScorer()
+
+
 class AgentExpectations(Slotted):
     """What makes a comparison an agent's: the expected calls of one reply and the calls'
     options, or the expected trajectory of a whole run, its options and the expected end
@@ -54,7 +103,9 @@ class AgentExpectations(Slotted):
     rewrites it); its options are the comparison's own. (Slotted, not a dataclass: every
     golden session imports it.)"""
 
-    __slots__ = ("calls", "call_options", "run", "run_options", "state", "refused")
+    __slots__ = ("calls", "call_options", "run", "run_options", "state", "refused", "_built")
+    # (its fields: ``_built`` is the scorer it built last, never given nor compared)
+    _fields = __slots__[:-1]
 
     def __init__(
         self,
@@ -69,6 +120,8 @@ class AgentExpectations(Slotted):
         self.calls, self.run, self.state, self.refused = calls, run, state, refused
         self.call_options: Mapping[str, object] = {} if call_options is None else call_options
         self.run_options: Mapping[str, object] = {} if run_options is None else run_options
+        # the scorer last built, with what it was built for: (metric, expected, options)
+        self._built: tuple[str, object, dict[str, object], _Scorer] | None = None
 
     @classmethod
     def of_keywords(
@@ -139,29 +192,68 @@ class AgentExpectations(Slotted):
 
         return parts_label(self.names(expected), metric)
 
+    @property
+    def kind(self) -> AgentKind:
+        return "run" if self.is_run else "reply"
+
     def scored(
         self, output: object, expected: object, metric: str, options: Mapping[str, object]
     ) -> MatchResult:
         """``output`` (an agent's reply, or its run) scored against these expectations and
-        the answer ``expected``: ``match_reply`` or ``match_run``."""
-        from ..engine.agents import match_reply, match_run
-
+        the answer ``expected`` by the case's scorer (a ``ReplyScorer`` or ``RunScorer``),
+        built once for the settings it is scored with: each repeat of the case, each of
+        its runs, reuses it."""
         if self.refused:
             raise ConfigError(self.refused)
+        return self._scorer(expected, metric, options).scored(output)
+
+    def _scorer(self, expected: object, metric: str, options: Mapping[str, object]) -> _Scorer:
+        built = self._built
+        try:
+            same = (
+                built is not None
+                and built[0] == metric
+                and built[1] is expected
+                and built[2] == options
+            )
+        except Exception:  # noqa: BLE001 - options that cannot be compared: built again
+            same = False
+        if same:
+            assert built is not None
+            return built[3]
+        from ..engine.agents import ReplyScorer, RunScorer
+
+        scorer: _Scorer
         if self.is_run:
-            run, state = self.run, self.state
-            return match_run(output, expected, run, state, metric, self.run_options, **options)
-        return match_reply(output, expected, self.calls, metric, self.call_options, **options)
+            scorer = RunScorer(expected, self.run, self.state, metric, self.run_options, options)
+        else:
+            scorer = ReplyScorer(expected, self.calls, metric, self.call_options, options)
+        self._built = (metric, expected, dict(options), scorer)
+        return scorer
 
     def answer_of(self, output: object) -> object:
         """What the case's expected is written from (an update): the answer of the agent's
         reply, or of its run (its last assistant message's)."""
-        from ..engine.agents import answer_of, run_parts
+        from ..engine.agents import answer_of, read_run
 
         if not self.is_run:
             return answer_of(output)
-        answer = run_parts(output).answer
+        answer = read_run(output).answer
         return {} if answer is None else answer
+
+
+def scorer_of(
+    expected_calls: object,
+    call_options: Mapping[str, object] | None,
+    expected_run: object,
+    run_options: Mapping[str, object] | None,
+    expected_state: object,
+) -> CaseScorer:
+    """The scorer ``assert_json_match``'s keywords give: an agent's, or the plain one."""
+    agent = AgentExpectations.of_keywords(
+        expected_calls, call_options, expected_run, run_options, expected_state
+    )
+    return PLAIN if agent is None else agent
 
 
 def refusal(given: Collection[str], metric: str | None = None) -> tuple[str, str] | None:

@@ -26,7 +26,7 @@ from ..engine.reading.safe_yaml import (
     parse_yaml,
 )
 from ..engine.reading.user_files import not_regular, read_regular
-from .agent_expectations import AGENT_KEYS, ALL_AGENT_KEYS, AgentExpectations
+from .agent_expectations import AGENT_KEYS, ALL_AGENT_KEYS, PLAIN, AgentExpectations, CaseScorer
 from .case_layers import Layer, kind_of, layered
 from .judge_labels import judge_labels_of
 from .marks import MarkError, MarkSpec, fields_expected_to_fail, marks_from
@@ -77,9 +77,12 @@ class GoldenCase(Slotted):
         "repeat",
         "file_sha256",
         "agent",
+        "scorer",
         "path_origins",
         "judge_labels",
     )
+    # (its fields: ``scorer`` is made from ``agent``, never given)
+    _fields = tuple(name for name in __slots__ if name != "scorer")
 
     def __init__(
         self,
@@ -116,6 +119,8 @@ class GoldenCase(Slotted):
         self.options: Mapping[str, object] = {} if options is None else options
         self.marks, self.source, self.repeat = marks, source, repeat
         self.file_sha256, self.agent = file_sha256, agent
+        # what scores its output (the session asks it, never the kind of case)
+        self.scorer: CaseScorer = PLAIN if agent is None else agent
         self.path_origins: Mapping[str, str] = {} if path_origins is None else path_origins
         self.judge_labels: Mapping[str, bool] = {} if judge_labels is None else judge_labels
 

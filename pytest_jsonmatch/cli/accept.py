@@ -1,6 +1,6 @@
 """``jsonmatch accept``: write what a reviewer accepts of an update review (made by
 ``pytest --jsonmatch-update=KIND,review``): every edit, the cases named, or single fields,
-each with the byte-preserving edit of ``--jsonmatch-update`` (cases/review_accept.py)."""
+each with the byte-preserving edit of ``--jsonmatch-update`` (updating/review_accept.py)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cases.review_accept import accept
+    from ..updating.review_accept import accept
 
     if not (args.every or args.case or args.field):
         raise InputError(

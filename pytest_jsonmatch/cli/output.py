@@ -13,6 +13,8 @@ from ..reporting.render.formats import FORMAT, FORMATS, Look, offered
 from .input_error import InputError
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..reporting.run_model.report_types import CaseDict, Report
     from ..reporting.run_model.spool import ComparisonSpool, Spool
 
@@ -32,6 +34,18 @@ def repository_of(fmt: str, report_file: str | None = None) -> str | None:
 def choices() -> tuple[str, ...]:
     """The formats ``--format`` offers (score, compare, report, diff, merge)."""
     return offered(FORMAT)
+
+
+def add_look_arguments(parser: argparse._ActionsContainer) -> None:
+    """``--color`` and ``--verbose``, as the commands that render a whole report take them
+    (score, report, diff)."""
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    parser.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
 
 
 def use_color(choice: str, stream: IO[str]) -> bool:

@@ -27,7 +27,7 @@ from ..reporting.verdicts.undecided_verdicts import (
 )
 from .input_error import InputError
 from .options import add_gate_arguments, gates_of
-from .output import choices, emit
+from .output import add_look_arguments, choices, emit
 
 
 def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -72,13 +72,7 @@ def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
         help=f"output format (default {default})",
     )
     p.add_argument("--output", "-o", metavar="OUT", help="write to OUT (default: standard output)")
-    p.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
-    )
-    p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
+    add_look_arguments(p)
 
 
 def read_saved_report(path: str) -> Report:

@@ -45,7 +45,7 @@ from .options import (
     metric_and_options,
     whole_number,
 )
-from .output import choices, emit, repository_of
+from .output import add_look_arguments, choices, emit, repository_of
 from .parallel import AUTO, AUTO_MIN_BYTES, WORKER_CHUNK, Workers, auto_jobs
 from .progress import Progress
 
@@ -126,13 +126,7 @@ def _output_arguments(group: argparse._ArgumentGroup) -> None:
         default="short",
         help="field values in the report: short (200 characters, default), full, none",
     )
-    group.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
-    )
-    group.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
+    add_look_arguments(group)
 
 
 def _gate_arguments(group: argparse._ArgumentGroup) -> None:

@@ -220,15 +220,11 @@ class Part(Slotted):
         sketch: SchemaSketch | None = None,
         judge: JudgeDict | None = None,
     ) -> None:
-        self.aggregates = aggregates
-        self.count = count
-        self.case_lines = case_lines
-        self.cases = cases
-        self.comparisons = comparisons
+        self.aggregates, self.count, self.case_lines = aggregates, count, case_lines
+        self.cases, self.comparisons = cases, comparisons
         self.heads = [] if heads is None else heads
         self.case_scores = {} if case_scores is None else case_scores
-        self.sketch = sketch
-        self.judge = judge
+        self.sketch, self.judge = sketch, judge
 
 
 class Keeps(HashedSlotted):
@@ -249,10 +245,8 @@ class Keeps(HashedSlotted):
         # it are sketched too, for the run to check the guess (fitting.py)
         guess: SchemaSketch | None = None,
     ) -> None:
-        self.all_cases = all_cases
-        self.comparisons = comparisons
-        self.case_scores = case_scores
-        self.guess = guess
+        self.all_cases, self.comparisons = all_cases, comparisons
+        self.case_scores, self.guess = case_scores, guess
 
 
 def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:

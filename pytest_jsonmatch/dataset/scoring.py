@@ -93,13 +93,10 @@ class ScoreSettings(HashedSlotted):
         keep_fields: bool = True,
         invalid_fails: bool = False,
     ) -> None:
-        self.metric = metric
-        self.threshold = threshold
+        self.metric, self.threshold = metric, threshold
         self.options = {} if options is None else options
-        self.values = values
-        self.group_by = group_by
-        self.keep_fields = keep_fields
-        self.invalid_fails = invalid_fails
+        self.values, self.group_by = values, group_by
+        self.keep_fields, self.invalid_fails = keep_fields, invalid_fails
 
     def check(self) -> None:
         """ConfigError for an unknown metric or option, or a schema-driven metric without
@@ -142,8 +139,7 @@ class Scored(Slotted):
         cases: list[CaseResult] | None = None,
         outcomes: list[MatchResult | str] | None = None,
     ) -> None:
-        self.aggregates = aggregates
-        self.comparisons = comparisons
+        self.aggregates, self.comparisons = aggregates, comparisons
         self.cases = [] if cases is None else cases
         self.outcomes = [] if outcomes is None else outcomes
 

@@ -59,10 +59,7 @@ class FileRange(HashedSlotted):
         end: int,
         lines: int,
     ) -> None:
-        self.path = path
-        self.start = start
-        self.end = end
-        self.lines = lines
+        self.path, self.start, self.end, self.lines = path, start, end, lines
 
 
 class Span(HashedSlotted):
@@ -80,12 +77,9 @@ class Span(HashedSlotted):
         gold_field: str | None = None,
         pred_field: str | None = None,
     ) -> None:
-        self.gold = gold
-        self.pred = pred
-        self.first = first
-        self.records = records
-        self.gold_field = gold_field
-        self.pred_field = pred_field
+        self.gold, self.pred = gold, pred
+        self.first, self.records = first, records
+        self.gold_field, self.pred_field = gold_field, pred_field
 
 
 def is_jsonl(path: str) -> bool:

@@ -33,9 +33,7 @@ class Undecoded(Slotted):
         where: str,
         strict: bool,
     ) -> None:
-        self.text = text
-        self.where = where
-        self.strict = strict
+        self.text, self.where, self.strict = text, where, strict
 
 
 def decode_line(line: str, where: str, strict: bool) -> Any:

@@ -267,6 +267,17 @@ class Entry:
         )
         return _conformed(self.validator, actual, result)
 
+    def read_scored(self, expected: object, actual: object, depth: int) -> MatchResult:
+        """A record whose metric reads its sides itself (``score_fields``: ``tool_calls``,
+        ``trajectory``), each side given as it was read already (an agent's
+        :class:`~.reading.agent_messages.Conversation`: its messages read once, for every
+        part scored from them): past the door, scored in full, with the room ``depth`` needs
+        where it nests deeper than the caller's stack takes (SHALLOW)."""
+        sides = cast(JsonValue, expected), cast(JsonValue, actual)
+        if depth <= SHALLOW:
+            return self._full(*sides, None)
+        return call_with_depth(depth, self._full, *sides, None)
+
     def tallied(self, result: MatchResult, tallies: list[Tally]) -> None:
         """A record's fields added to ``tallies`` (one not scored from tallies)."""
         if self.countable:  # (counted as they are, as a counted record's are)

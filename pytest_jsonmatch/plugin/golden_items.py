@@ -1,7 +1,7 @@
 """Golden case files as pytest items. Everything about a case that is not pytest is another
-stage's: reading it, its repeats and updates are cases/'s, producing its output (the case's
-own, a live call, a recording) is calls/'s, scoring it and sending the outcome to the session
-is session/'s. An item only asks for them, through the session's :class:`GoldenSession`, which
+stage's: reading it and its repeats are cases/'s, its updates updating/'s, producing its
+output (the case's own, a live call, a recording) is calls/'s, scoring it and sending the
+outcome to the session is session/'s. An item only asks for them, through the session's :class:`GoldenSession`, which
 ``start_golden_session`` puts in the config's stash when the first case file is collected
 (golden_session.py).
 
@@ -32,10 +32,10 @@ from .settings import Settings
 if TYPE_CHECKING:
     from ..calls.case_outputs import Outputs
     from ..calls.produced import Produced
-    from ..cases.update_fields import Hold
-    from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
     from ..session.judge_ahead import JudgeAhead
+    from ..updating.update_fields import Hold
+    from ..updating.updates import CaseUpdate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,7 +179,7 @@ class GoldenItem(pytest.Item):
                 repeat=repeat,
                 ahead=ahead,
                 case=self.nodeid,
-                agent=case.agent,
+                scorer=case.scorer,
             )
         return produced.output, [scored]
 
@@ -193,11 +193,11 @@ class GoldenItem(pytest.Item):
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
             case, defaults = self.case, self.golden.channel.defaults
-            name, agent = case.metric or defaults.metric, case.agent
+            name = case.metric or defaults.metric
             self.golden.channel.send(
                 Outcome.of(
                     produced,
-                    metric=name if agent is None else agent.label(name, case.expected),
+                    metric=case.scorer.label(name, case.expected),
                     threshold=case.threshold if case.threshold is not None else defaults.threshold,
                     repeat=repeat,
                     error=one_line(produced.error) + self._attempts,
@@ -261,15 +261,14 @@ class GoldenItem(pytest.Item):
         JSON value it holds (model text parsed leniently), held where an xfail is; written
         (or reviewed, with why it changes) at the end of the session (by the controller
         under xdist). None: nothing an update could write."""
-        from ..cases.update_review import case_update
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
+        from ..updating.update_review import case_update
 
         case, golden = self.case, self.golden
         metric = metric_named(case.metric or golden.channel.defaults.metric)
-        if case.agent is not None:  # an agent's reply or run: its answer
-            output = case.agent.answer_of(output)
+        output = case.scorer.answer_of(output)  # (an agent's reply or run: its answer)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         display, root = golden.cases.display(case.path), golden.settings.rootpath
         mode = golden.settings.update
@@ -280,7 +279,7 @@ class GoldenItem(pytest.Item):
         (the case's ``marks``, or one a conftest adds), when its condition holds; else an
         xfail naming fields, for those fields. ``--runxfail`` runs xfail cases as any
         other, and updates them as any other."""
-        from ..cases.update_fields import Hold
+        from ..updating.update_fields import Hold
 
         if self.config.option.runxfail:
             return None

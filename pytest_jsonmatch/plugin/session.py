@@ -22,7 +22,6 @@ from .settings import Settings, part_of_suite
 if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
     from ..calls.calls_in_flight import Deaths
     from ..calls.judge_calls import JudgeCalls
-    from ..cases.updates import CaseUpdate
     from ..reporting.run_model.comparisons import Comparison
     from ..reporting.run_model.report_types import Report, RunInfo
     from ..reporting.verdicts.baseline import Baseline
@@ -31,6 +30,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.verdicts.report import SummaryReads
     from ..session.outcome import Outcome
     from ..session.run_provenance import ReadFiles
+    from ..updating.updates import CaseUpdate
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
@@ -208,7 +208,7 @@ class JsonmatchSession:
 
             self.comparisons.extend(Comparison.from_dict(data) for data in sent)
         if sent_updates := getattr(report, _UPDATES, None):
-            from ..cases.updates import CaseUpdate
+            from ..updating.updates import CaseUpdate
 
             self.updates.extend(CaseUpdate.from_dict(data) for data in sent_updates)
         if sent_files := getattr(report, _READ, None):
@@ -268,7 +268,7 @@ class JsonmatchSession:
             return
         self._lost_calls()
         if (update := self.settings.update) is not None:  # (updating nothing: not loaded)
-            from ..cases.update_review import finish_updates
+            from ..updating.update_review import finish_updates
 
             self.updated, errors = finish_updates(self.updates, update, self.settings.rootpath)
             self.write_errors += errors

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..calls.produced import Produced
-from ..cases.agent_expectations import AgentExpectations
+from ..cases.agent_expectations import PLAIN, CaseScorer, scorer_of
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import (
     ComparatorError,
@@ -22,11 +22,10 @@ from ..engine.core.errors import (
     TruncatedError,
 )
 from ..engine.core.masking import one_line
-from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
 from ..engine.results.field_results import SKIPPED, MatchResult
 from ..reporting.render.failure_message import format_failure
-from .channel import Channel, Defaults, current
+from .channel import Channel, Defaults, current, enter, leave
 from .outcome import Outcome
 
 if TYPE_CHECKING:
@@ -71,10 +70,8 @@ def assert_json_match(
     (``None``: not scored), both under ``metric`` and the options; one comparison, one
     score (``match_run``, docs/agents.md)."""
     __tracebackhide__ = True
-    agent = AgentExpectations.of_keywords(
-        expected_calls, call_options, expected_run, run_options, expected_state
-    )
-    return _check(actual, expected, metric, threshold, options, current(), agent)
+    scorer = scorer_of(expected_calls, call_options, expected_run, run_options, expected_state)
+    return _check(actual, expected, metric, threshold, options, current(), scorer)
 
 
 class JsonMatcher:
@@ -101,25 +98,18 @@ class JsonMatcher:
     def options(self) -> Mapping[str, object]:
         return dict(self.defaults.options)
 
-    def __call__(
-        self,
-        actual: object,
-        expected: object,
-        metric: str | None = None,
-        threshold: float | None = None,
-        *,
-        expected_calls: object = None,
-        call_options: Mapping[str, object] | None = None,
-        expected_run: object = None,
-        run_options: Mapping[str, object] | None = None,
-        expected_state: object = None,
-        **options: object,
-    ) -> MatchResult:
-        __tracebackhide__ = True
-        agent = AgentExpectations.of_keywords(
-            expected_calls, call_options, expected_run, run_options, expected_state
-        )
-        return _check(actual, expected, metric, threshold, options, self.channel, agent)
+    if TYPE_CHECKING:  # (called as assert_json_match is: its arguments, checked as its are)
+        __call__ = staticmethod(assert_json_match)
+    else:
+
+        def __call__(self, *args, **kwargs):
+            """:func:`assert_json_match`, recorded through this session's channel."""
+            __tracebackhide__ = True
+            token = enter(self.channel)
+            try:
+                return assert_json_match(*args, **kwargs)
+            finally:
+                leave(token)
 
     def __repr__(self) -> str:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
@@ -132,11 +122,11 @@ def _check(
     threshold: object,
     options: Mapping[str, object],
     channel: Channel,
-    agent: AgentExpectations | None = None,
+    scorer: CaseScorer,
 ) -> MatchResult:
     __tracebackhide__ = True
     result, limit = compare_and_send(
-        Produced(output=actual), expected, metric, threshold, options, channel, agent=agent
+        Produced(output=actual), expected, metric, threshold, options, channel, scorer=scorer
     )
     if not result.passed(limit, channel.defaults.invalid_fails):
         raise failure(result, limit, channel.defaults.verbosity)
@@ -154,20 +144,20 @@ def compare_and_send(
     repeat: int = 0,
     ahead: JudgeFigures | None = None,
     case: str | None = None,
-    agent: AgentExpectations | None = None,
+    scorer: CaseScorer = PLAIN,
 ) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case; its output, where it came from and
     what its call took are ``produced``'s) with ``channel``'s defaults and send it there;
     return the result and the threshold it is held to. One that cannot be scored is recorded
     as an error with its reason, and its error raised. What the judge did for it is kept with
     it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts).
-    With ``agent``, the output is an agent's reply (its answer and calls: ``match_reply``)
-    or its whole run (answer, trajectory, end state: ``match_run``), scored as one
-    comparison under a metric naming the parts (``<metric>+tool_calls``)."""
+    ``scorer`` scores it: a plain comparison's, or an agent case's (its reply's answer and
+    calls, or its whole run's answer, trajectory and end state, as one comparison under a
+    metric naming the parts: ``<metric>+tool_calls``)."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
-    shown = name if agent is None else agent.label(name, expected)
+    shown = scorer.label(name, expected)
     limit = defaults.threshold
     judged = REGISTRY.judge_tab(ahead, case)
     merged: Mapping[str, object] = options
@@ -176,10 +166,7 @@ def compare_and_send(
             limit = unit_number(threshold, "threshold")
         merged = scrubbed_ignored(defaults.options_for(name, options), produced, name)
         with judged:
-            if agent is None:
-                result = match_json(produced.output, expected, metric=name, **merged)
-            else:
-                result = agent.scored(produced.output, expected, name, merged)
+            result = scorer.scored(produced.output, expected, name, merged)
         _compares_something(result, merged, produced, case)
         call = produced.call
         if call is not None and call.cut_off and merged.get("truncated", "error") == "error":

@@ -137,7 +137,6 @@ class JudgeAhead:
     ) -> None:
         """Score run ``repeat`` of ``case``: ``given``, a live call's output, or the output
         the case gives or a recording replays."""
-        from ..engine.match import match_json
         from ..engine.metrics import REGISTRY
         from ..engine.schemas.loading import references_confined_to
         from .assertion import scrubbed_ignored
@@ -155,10 +154,7 @@ class JudgeAhead:
             options = self.defaults.options_for(name, case.options)
             options = scrubbed_ignored(options, produced, name)  # never judged, as in its test
             with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
-                if case.agent is None:
-                    match_json(output, case.expected, metric=name, **options)
-                else:  # an agent's reply or run: as its test scores it (its answer, its state)
-                    case.agent.scored(output, case.expected, name, options)
+                case.scorer.scored(output, case.expected, name, options)  # as its test does
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass
         finally:

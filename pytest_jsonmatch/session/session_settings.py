@@ -10,26 +10,18 @@ compiles its generated methods then (docs/performance.md).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .channel import Defaults
 from .setting_parts import SettingParts
 
 if TYPE_CHECKING:
-    from ..calls.call_settings import CallSettings
-    from ..calls.fingerprints import RecordSettings
-    from ..calls.judge_calls import JudgeSetup
     from ..calls.targets import TargetSpec
-    from ..cases.repeats import RepeatSettings
-    from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
-    from ..reporting.render.report_files import ReportFiles
     from ..reporting.run_model.aggregate import GroupBy
     from ..reporting.run_model.comparisons import ValueMode
-    from ..reporting.verdicts.gates import GateSettings
     from ..reporting.verdicts.quarantine import Quarantine
-    from ..reporting.verdicts.versus import VersusSettings
-    from ..telemetry.otel_settings import OtelSettings
+    from ..updating.updates import UpdateMode
 
 _OWN = (
     "rootpath",
@@ -85,25 +77,9 @@ class Settings(SettingParts):
         workers: int = 1,  # pytest-xdist processes sharing the session's call limits
         mask: tuple[MaskPattern, ...] = (),  # the user's patterns masked in error reasons
         quarantine: Quarantine | None = None,  # the quarantined cases (None: no quarantine)
-        given_record: RecordSettings | None = None,
-        given_repeat: RepeatSettings | None = None,
-        given_calls: CallSettings | None = None,
-        given_reports: ReportFiles | None = None,
-        given_gates: GateSettings | None = None,
-        given_versus: VersusSettings | None = None,
-        given_otel: OtelSettings | None = None,
-        given_judge: JudgeSetup | None = None,
+        **given: Any,  # the parts other stages parse: SettingParts' given_<part> keywords
     ) -> None:
-        super().__init__(
-            given_record=given_record,
-            given_repeat=given_repeat,
-            given_calls=given_calls,
-            given_reports=given_reports,
-            given_gates=given_gates,
-            given_versus=given_versus,
-            given_otel=given_otel,
-            given_judge=given_judge,
-        )
+        super().__init__(**given)
         self.rootpath, self.golden, self.target, self.targets = rootpath, golden, target, targets
         self.defaults = Defaults() if defaults is None else defaults
         self.update, self.report_values, self.baseline = update, report_values, baseline

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ..calls.judge_calls import JudgeSetup
     from ..calls.live_calls import CallWatch
     from ..cases.repeats import RepeatSettings
-    from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
     from ..reporting.render.report_files import ReportFiles
     from ..reporting.run_model.aggregate import GroupBy
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from ..reporting.verdicts.versus import VersusSettings
     from ..telemetry.otel_events import Telemetry
     from ..telemetry.otel_settings import OtelSettings
+    from ..updating.updates import UpdateMode
 
 PREFIX = gate_specs.PREFIX  # of every ini setting; the gates' messages name their setting with it
 _T = TypeVar("_T", bound=str)
@@ -199,7 +199,7 @@ def parse_threshold(text: str, what: str) -> float:
 
 
 def parse_update(text: str, what: str, in_ci: bool) -> UpdateMode | None:
-    from ..cases.updates import update_mode
+    from ..updating.updates import update_mode
 
     return update_mode(text, what, in_ci=in_ci)
 

@@ -177,7 +177,7 @@ def test_an_agents_scrubbed_answer_is_recorded_stable_and_scored_as_expected(tmp
     assert recording.read_bytes() == first
     for produced in (live, replayed):
         result, _ = compare_and_send(
-            produced, case.expected, "field_f1", 1.0, {}, Channel(), agent=case.agent
+            produced, case.expected, "field_f1", 1.0, {}, Channel(), scorer=case.scorer
         )
         assert result.score == 1.0
         statuses = {f.path: f.status for f in result.fields}

@@ -28,8 +28,8 @@ from pytest_jsonmatch.calls.targets import NO_TARGET, import_target
 from pytest_jsonmatch.cases import marks
 from pytest_jsonmatch.cases.case_files import CaseFiles, GoldenCase
 from pytest_jsonmatch.cases.repeats import RepeatSettings
-from pytest_jsonmatch.cases.updates import CaseUpdate, apply_updates
 from pytest_jsonmatch.engine.core.errors import CaseFileError
+from pytest_jsonmatch.updating.updates import CaseUpdate, apply_updates
 
 TWO_CASES = """\
 # two cases, under the folder's defaults

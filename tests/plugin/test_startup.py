@@ -21,6 +21,7 @@ LIGHT = {
     "pytest_jsonmatch.session.setting_parts",
     "pytest_jsonmatch.session.setting_table",  # the settings' declarations, read by settings
     "pytest_jsonmatch.session.session_settings",  # the settings' record, a Slotted class
+    "pytest_jsonmatch.session.setting_reading",  # the settings read into that record
     "pytest_jsonmatch.engine",
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",

@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch.engine.core.errors import ConfigError
-from pytest_jsonmatch.reporting.verdicts.gates import Floor, parse_floors, parse_mode, parse_score
+from pytest_jsonmatch.reporting.verdicts.gate_settings import (
+    Floor,
+    parse_floors,
+    parse_mode,
+    parse_score,
+)
 
 
 @pytest.mark.parametrize("name", ["jsonmatch_gates max_drop", "--max-drop", "max_drop="])

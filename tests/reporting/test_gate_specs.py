@@ -20,13 +20,13 @@ from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.merge import merged_gate_settings
 from pytest_jsonmatch.cli.options import GATE_NAMES, gates_of
 from pytest_jsonmatch.reporting.verdicts import gate_specs
-from pytest_jsonmatch.reporting.verdicts.gate_specs import GATES, GateSpec
-from pytest_jsonmatch.reporting.verdicts.gates import (
+from pytest_jsonmatch.reporting.verdicts.gate_settings import (
     RULE_NAMES,
     GateNames,
     GateSettings,
     gate_settings,
 )
+from pytest_jsonmatch.reporting.verdicts.gate_specs import GATES, GateSpec
 from pytest_jsonmatch.reporting.verdicts.provenance import gate_texts
 from pytest_jsonmatch.session import setting_parts as parts
 from pytest_jsonmatch.session.setting_table import BY_NAME

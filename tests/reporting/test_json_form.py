@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import math
 
-from pytest_jsonmatch.reporting.run_model.comparisons import (
-    ERROR,
+from pytest_jsonmatch.reporting.run_model.comparisons import ERROR, Comparison
+from pytest_jsonmatch.reporting.run_model.shown_values import (
     JSON_FORM_DEPTH,
     SHOWN_LIMIT,
-    Comparison,
     Shown,
     json_form,
 )

@@ -16,7 +16,7 @@ from pytest_jsonmatch.reporting.run_model.comparisons import (
     Status,
 )
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of
-from pytest_jsonmatch.reporting.verdicts.gates import Floor, GateSettings
+from pytest_jsonmatch.reporting.verdicts.gate_settings import Floor, GateSettings
 from pytest_jsonmatch.reporting.verdicts.report import conclude
 
 QUARANTINE = ("flips b", "2026-11-30")

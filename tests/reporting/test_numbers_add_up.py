@@ -37,12 +37,8 @@ from pytest_jsonmatch.reporting.run_model.comparisons import (
     ReportedField,
 )
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
-from pytest_jsonmatch.reporting.verdicts.gates import (
-    GateNames,
-    GateSettings,
-    decision_of,
-    parse_floors,
-)
+from pytest_jsonmatch.reporting.verdicts.gate_settings import GateNames, GateSettings, parse_floors
+from pytest_jsonmatch.reporting.verdicts.gates import decision_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 LINES = {"a": 1, "b": 7, "c": 13, "d": 1, "e": 5, "f": 19}

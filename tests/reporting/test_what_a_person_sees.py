@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_jsonmatch.reporting.render.listing import case_order, field_rows, never_scored
 from pytest_jsonmatch.reporting.render.markdown import render_markdown
 from pytest_jsonmatch.reporting.render.text import render_text, summary_lines
-from pytest_jsonmatch.reporting.run_model.aggregate import case_order, field_rows, never_scored
 
 from .statuses import every_status_report, repeated_report, truncated_report
 
@@ -293,7 +293,7 @@ def test_a_comparison_keeps_who_decided_its_fields_and_its_input_and_output():
 
 
 def test_a_long_output_is_cut_where_values_are_kept_short_and_whole_where_full():
-    from pytest_jsonmatch.reporting.run_model.comparisons import SHOWN_LIMIT, Shown
+    from pytest_jsonmatch.reporting.run_model.shown_values import SHOWN_LIMIT, Shown
 
     text = "x" * (SHOWN_LIMIT + 1)
     assert Shown.of(None, text, "full") == Shown(None, text, "")

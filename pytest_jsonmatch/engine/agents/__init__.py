@@ -9,10 +9,11 @@ engine's root modules (``entry.py``, ``match.py``); of the engine, only ``bfcl``
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
-| reply.py             | ``match_reply``: a reply's answer and calls, one table, one score    |
+| agent_scorers.py     | an agent case's scorer, built once: a reply's answer and calls, or   |
+|                      | a run's answer, trajectory and end state; one reading, one table     |
 | agent_run.py         | a run's JSON form (messages, state) and reading: its final answer    |
-| run_scoring.py       | ``match_run``: a run's answer, trajectory and end state, one table   |
 | state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
+| state_database.py    | a database's tables as JSON, within a state's limits and a time      |
 | file_data.py         | a file's text as its format's data: JSON, YAML, TOML, CSV            |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
 
@@ -29,12 +30,14 @@ from ..core.lazy_names import lazy_names
 # name -> the module of this package that defines it
 _FACE: dict[str, str] = {
     # an agent's reply
-    "match_reply": "reply",
-    "answer_of": "reply",
+    "match_reply": "agent_scorers",
+    "ReplyScorer": "agent_scorers",
+    "answer_of": "agent_scorers",
     # an agent's whole run
     "run_json": "agent_run",
-    "run_parts": "agent_run",
-    "match_run": "run_scoring",
+    "read_run": "agent_run",
+    "match_run": "agent_scorers",
+    "RunScorer": "agent_scorers",
     # end states
     "read_state": "state_reading",
     "match_state": "end_states",
@@ -44,16 +47,18 @@ _FACE: dict[str, str] = {
 
 if TYPE_CHECKING:
     # an agent's reply, an agent's whole run
+    from .agent_run import read_run as read_run
     from .agent_run import run_json as run_json
-    from .agent_run import run_parts as run_parts
+    from .agent_scorers import ReplyScorer as ReplyScorer
+    from .agent_scorers import RunScorer as RunScorer
+    from .agent_scorers import answer_of as answer_of
+    from .agent_scorers import match_reply as match_reply
+    from .agent_scorers import match_run as match_run
 
     # end states
     from .end_states import TurnStates as TurnStates
     from .end_states import match_state as match_state
     from .end_states import match_turn_states as match_turn_states
-    from .reply import answer_of as answer_of
-    from .reply import match_reply as match_reply
-    from .run_scoring import match_run as match_run
     from .state_reading import read_state as read_state
 
 __all__ = sorted(_FACE)

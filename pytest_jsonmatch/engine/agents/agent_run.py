@@ -5,7 +5,7 @@ OpenAI chat messages hold them (a client's message objects dumped to plain JSON,
 unset fields dropped), the state read to JSON by ``read_state`` when the run ends. That
 form is what a recording holds, so a replay needs neither the model nor the environment.
 
-Read back (:func:`run_parts`), a run is that form, the plain list of its messages, or JSON
+Read back (:func:`read_run`, once, into one Conversation), a run is that form, the plain list of its messages, or JSON
 text holding either, its messages in any shape ``reading/agent_messages.py`` reads; its
 answer is its last assistant message's: a run whose last assistant message only called
 tools wrote no answer.
@@ -14,45 +14,39 @@ tools wrote no answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from ..core.errors import ParseError, shown
 from ..core.paths import index_segment
 from ..core.values import JsonValue
-from ..reading.agent_messages import ASSISTANT, agent_data, read_messages
+from ..reading.agent_messages import Conversation, agent_data, conversation_of
 from ..reading.intake import as_data, read_json
 from .state_reading import read_state
-
-
-class RunParts(NamedTuple):
-    """A run read: its ``messages`` (plain JSON), its ``state`` (None: it gave none), its
-    ``answer`` (None: its last assistant message wrote none) and ``start``, the index of its
-    first assistant message (the messages before it are the conversation it was given; the
-    number of messages where it has none)."""
-
-    messages: list[JsonValue]
-    state: JsonValue | None
-    answer: JsonValue | None
-    start: int
 
 
 def run_json(messages: object, state: object = None, side: str = "run") -> dict[str, JsonValue]:
     """The JSON form of a run: ``messages`` (a list of chat messages, dicts or a client's
     message objects) as plain JSON, ``state`` read by ``read_state`` (None stays null).
     ParseError naming the message where one cannot be read."""
+    return {
+        "messages": _messages(messages, side)[0],
+        "state": None if state is None else read_state(state, f"{side} state"),
+    }
+
+
+def _messages(messages: object, side: str) -> tuple[list[JsonValue], int]:
+    """A run's messages as plain JSON, and how deeply the deepest nests."""
     if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
         raise ParseError(f"{side}: messages must be a list of chat messages, not {shown(messages)}")
     plain: list[JsonValue] = []
+    deepest = 0
     for index, message in enumerate(messages):
         where = f"{side} {index_segment('messages', index)}"
-        value, _ = read_json(_dumped(message, where), where)
+        value, depth = read_json(_dumped(message, where), where)
         if not isinstance(value, dict):
             raise ParseError(f"{where} must be a chat message (an object), not {shown(value)}")
         plain.append(value)
-    return {
-        "messages": plain,
-        "state": None if state is None else read_state(state, f"{side} state"),
-    }
+        deepest = max(deepest, depth)
+    return plain, deepest
 
 
 def _dumped(message: object, where: str) -> object:
@@ -64,8 +58,9 @@ def _dumped(message: object, where: str) -> object:
     return {k: v for k, v in data.items() if v is not None or k == "content"}
 
 
-def run_parts(actual: object, side: str = "actual") -> RunParts:
-    """``actual`` read as a run (ParseError, its side ``actual``, where it is none)."""
+def read_run(actual: object, side: str = "actual") -> Conversation:
+    """``actual`` read as a run, once: its messages, its state, where the run itself starts
+    (ParseError, its side ``actual``, where it is none)."""
     try:
         return _read(actual, side)
     except ParseError as exc:
@@ -73,25 +68,20 @@ def run_parts(actual: object, side: str = "actual") -> RunParts:
         raise
 
 
-def _read(actual: object, side: str) -> RunParts:
+def _read(actual: object, side: str) -> Conversation:
     form_of = getattr(actual, "run_json", None)
     if callable(form_of):  # an AgentRun, given to assert_json_match
         actual = form_of()
     value = agent_data(actual, side)
     if isinstance(value, Mapping) and "messages" in value and "role" not in value:
-        form = run_json(value["messages"], None, side)
+        messages, depth = _messages(value["messages"], side)
         state = value.get("state")
         state = None if state is None else read_state(state, f"{side} state")
     elif type(value) is list:
-        form, state = run_json(value, None, side), None
+        (messages, depth), state = _messages(value, side), None
     else:
         raise ParseError(
             f"{side} is not an agent's run: {shown(value)}; give AgentRun(messages=[...]), "
             f'{{"messages": [...], "state": ...}} or the list of its messages'
         )
-    messages = form["messages"]
-    assert isinstance(messages, list)
-    read = read_messages({"messages": messages}, side)  # (where: messages[i])
-    replies = [m for m in read if m.role == ASSISTANT]
-    start = replies[0].item if replies else len(messages)
-    return RunParts(messages, state, replies[-1].answer if replies else None, start)
+    return conversation_of(messages, side, depth)._replace(state=state)

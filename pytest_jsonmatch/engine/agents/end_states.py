@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from ..core.errors import ConfigError, JsonMatchError
 from ..core.paths import index_segment
-from ..core.values import JsonValue
-from ..match import match_json
+from ..entry import kept_entry
 from ..results.field_results import FieldResult, MatchResult
-from .state_reading import Note, as_data, read_state
+from .agent_scorers import read_expected_state, scored_state, state_object
+from .run_paths import placed
 
 # a turn is right when its score is 1 to within float noise
 _RIGHT = 1.0 - 1e-9
@@ -34,59 +34,8 @@ def match_state(
     ``sqlite3.Connection`` or a directory path, read as docs/metrics.md ("End states") says;
     each must read to a JSON object. A row comparing a value as text where it stands for
     data (a file that does not read as its format) says so in its ``reason``."""
-    actual_json = _state_object(actual, "actual state")
-    expected_json = _state_object(expected, "expected state")
-    actual_json, expected_json, notes = as_data(actual_json, expected_json)
-    return _noted(match_json(actual_json, expected_json, metric, **options), notes)
-
-
-def _noted(result: MatchResult, notes: tuple[Note, ...]) -> MatchResult:
-    """``result`` with each note in the reason of every row at or under its path (on its
-    side: the expected side's path, or where the actual value was found)."""
-    if not notes:
-        return result
-    fields = tuple(_with_notes(field, notes) for field in result.fields)
-    return MatchResult(
-        result.metric,
-        result.score,
-        result.precision,
-        result.recall,
-        result.f1,
-        fields,
-        result.pairings,
-        result.floor_failures,
-        result.truncated,
-        result.conformance,
-        result.error,
-        result.parts,
-    )
-
-
-def _with_notes(field: FieldResult, notes: tuple[Note, ...]) -> FieldResult:
-    said = [
-        f"{note.side}: {note.text}"
-        for note in notes
-        if _at_or_under(
-            field.path if note.side == "expected" else field.actual_path or field.path, note.path
-        )
-    ]
-    if not said:
-        return field
-    return field._replace(reason="; ".join([field.reason, *said] if field.reason else said))
-
-
-def _at_or_under(path: str, place: str) -> bool:
-    return path == place or (path.startswith(place) and path[len(place)] in ".[")
-
-
-def _state_object(state: object, side: str) -> dict[str, JsonValue]:
-    value = read_state(state, side)
-    if not isinstance(value, dict):
-        raise ConfigError(
-            f"{side} reads to {type(value).__name__} {value!r:.60}, not an object: a state "
-            f"is compared as an object (its attributes, tables or files)"
-        )
-    return value
+    actual_json = state_object(actual, "actual state")
+    return scored_state(kept_entry(metric, options), actual_json, read_expected_state(expected))
 
 
 @dataclass(frozen=True)
@@ -166,19 +115,3 @@ def _side_by_side(metric: str, turns: list[MatchResult]) -> TurnStates:
 def _in_turn(field: FieldResult, turn: int) -> FieldResult:
     """``field`` with its paths under ``turns[turn]`` (field path: ``turns[]``)."""
     return placed(field, index_segment("turns", turn), "turns[]")
-
-
-def placed(field: FieldResult, prefix: str, folded: str) -> FieldResult:
-    """``field`` with its paths under ``prefix`` and its field path under ``folded``."""
-    return field._replace(
-        path=under(prefix, field.path),
-        field_path=under(folded, field.field_path),
-        actual_path=None if field.actual_path is None else under(prefix, field.actual_path),
-    )
-
-
-def under(prefix: str, path: str) -> str:
-    """``path`` below ``prefix`` (an index segment joins it without a dot)."""
-    if not path:
-        return prefix
-    return prefix + path if path.startswith("[") else f"{prefix}.{path}"

@@ -6,7 +6,7 @@ it gets ``flights``), ``run[].search_flights.date`` a row of the trajectory, and
 path the answer's field of that path. A pattern that opens with ``**`` names a field at any
 depth of every part. ``state`` and ``run`` head a part's paths only where the run gives that
 part (an answer may have a key ``state`` when no end state is expected); where both are
-given, the answer may not (run_scoring.py's ``_check_keys``).
+given, the answer may not (agent_scorers.py's ``_check_keys``).
 
 The trajectory metric makes its rows itself and takes no ``ignore`` nor ``fields``: a rule
 under ``run`` is laid over its rows once scored. ``ignore`` (or ``skip``) makes a row skipped
@@ -168,3 +168,19 @@ def ruled_rows(
     if out != rows:
         score = f_beta(*precision_recall(out))
     return out, score, floors
+
+
+def placed(field: FieldResult, prefix: str, folded: str) -> FieldResult:
+    """``field`` with its paths under ``prefix`` and its field path under ``folded``."""
+    return field._replace(
+        path=under(prefix, field.path),
+        field_path=under(folded, field.field_path),
+        actual_path=None if field.actual_path is None else under(prefix, field.actual_path),
+    )
+
+
+def under(prefix: str, path: str) -> str:
+    """``path`` below ``prefix`` (an index segment joins it without a dot)."""
+    if not path:
+        return prefix
+    return prefix + path if path.startswith("[") else f"{prefix}.{path}"

@@ -22,6 +22,7 @@ from typing import Final, NamedTuple, cast
 
 from ..core.errors import ConfigError, JsonMatchError, ParseError
 from ..core.values import JsonObject
+from ..pairing.call_pairing import left_beside
 from ..reading.agent_messages import CALL_FORM_KEYS, ToolCall, read_calls
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
@@ -50,7 +51,7 @@ from ..tool_calls.metric import (
 )
 from . import bfcl_fast_pass
 from .bfcl_entry import Answers, EntryRules
-from .bfcl_rules import PARALLEL_PAIRS, BfclRaises, calls_error, check_call, parallel_within_budget
+from .bfcl_rules import BfclRaises, calls_error, check_call, missed, parallel_fit
 
 
 class BfclVerdict(NamedTuple):
@@ -116,10 +117,8 @@ class BfclChecker:
         )
         self._kind = kind or _kind_for(category, language, underscore_to_dot)
         self._settings, self._options = self._kind.settings, self._kind.options
-        self.functions = functions
-        self.possible_answer = possible_answer
-        self._verdicts: EntryRules | None = None
-        self._scores: EntryRules | None = None
+        self.functions, self.possible_answer = functions, possible_answer
+        self._rules: EntryRules | None = None
         self._expected: dict[str, object] | None = None
         self._count = 0  # (how many calls the possible answer expects, once planned)
         self._plan: list[bfcl_fast_pass.Expected] | None | bool = False  # (False: not made yet)
@@ -140,20 +139,23 @@ class BfclChecker:
             self._plan = made
         return made  # type: ignore[return-value]
 
-    def _entry(self, docs: list[object], answers: list[tuple[str, Answers]]) -> EntryRules:
-        settings = self._settings
-        # (no category: parallel where several calls are expected, as the metric takes it)
-        category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
-        return EntryRules(docs, answers, category, settings.language, settings.underscore_to_dot)
+    def _entry(self) -> EntryRules:
+        """The entry read for the general path (bfcl_entry.py), on first use, for the
+        verdict and the counts alike (ParseError where it is malformed)."""
+        entry = self._rules
+        if entry is None:
+            settings = self._settings
+            docs = _docs(self.functions)
+            answers = _answers(self.possible_answer)
+            # (no category: parallel where several calls are expected, as the metric takes it)
+            category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
+            entry = EntryRules(
+                docs, answers, category, settings.language, settings.underscore_to_dot
+            )
+            self._rules = entry
+        return entry
 
     # -- the verdict ---------------------------------------------------------------------
-
-    def _verdict_entry(self) -> EntryRules:
-        entry = self._verdicts
-        if entry is None:
-            entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
-            self._verdicts = entry
-        return entry
 
     def verdict(self, model_output: object) -> BfclVerdict:
         """BFCL's AST checker's verdict on ``model_output`` (the model's calls: BFCL's
@@ -170,29 +172,18 @@ class BfclChecker:
                         expected, calls, n, kind.language, kind.parallel, kind.multiple
                     )
                 except BfclRaises as raised:
-                    raise ConfigError(
-                        f"BFCL's checker cannot check these calls: {raised}"
-                    ) from None
+                    raise _refused(raised) from None
                 if error is not None:
                     return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
-        entry = self._verdict_entry()
-        calls = decoded_form(model_output, dict)
-        if calls is None:
-            calls = [(c.name, c.arguments) for c in read_calls(model_output, "model_output")]
+        entry = self._entry()
+        calls = _model_calls(model_output)
         try:
             error = entry.error(calls)
         except BfclRaises as raised:
-            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+            raise _refused(raised) from None
         return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
 
     # -- the metric ----------------------------------------------------------------------
-
-    def _score_entry(self) -> EntryRules:
-        entry = self._scores
-        if entry is None:
-            entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
-            self._scores = entry
-        return entry
 
     def score(self, model_output: object) -> MatchResult:
         """The ``tool_calls`` metric's result for ``model_output`` under ``rules="bfcl"``
@@ -220,13 +211,11 @@ class BfclChecker:
                             planned, calls, self._count, kind.language, kind.parallel
                         )
                     except BfclRaises as raised:
-                        raise ConfigError(
-                            f"BFCL's checker cannot check these calls: {raised}"
-                        ) from None
+                        raise _refused(raised) from None
                     if counted is not None:
                         return counted, model_output
             return self._general_counts(model_output), model_output
-        self._score_entry()  # (a malformed entry is named before the output is read)
+        self._entry()  # (a malformed entry is named before the output is read)
         actual = model_output if type(model_output) is dict else _parsed(model_output)
         return self._general_counts(actual), actual
 
@@ -266,15 +255,29 @@ class BfclChecker:
 
     def _general_counts(self, actual: object) -> tuple[int, int, int, int]:
         """The fields of ``actual`` by status, read in any form (bfcl_entry.py)."""
-        entry = self._score_entry()
+        entry = self._entry()
         calls = _decoded_calls(actual)
         if calls is None:
             calls = [(c.name, c.arguments) for c in read_calls(actual)]
         try:
             c = entry.counts(calls)
         except BfclRaises as raised:
-            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+            raise _refused(raised) from None
         return c.match, c.mismatch, c.omission, c.hallucination
+
+
+def _refused(raised: BfclRaises) -> ConfigError:
+    """The error where BFCL's checker raises."""
+    return ConfigError(f"BFCL's checker cannot check these calls: {raised}")
+
+
+def _model_calls(model_output: object) -> list[tuple[str, JsonObject]]:
+    """A model's calls as (name, arguments) pairs: BFCL's decoded form as it is, any other
+    form ``tool_calls`` reads read (ParseError where it cannot)."""
+    calls = decoded_form(model_output, dict)
+    if calls is None:
+        calls = [(c.name, c.arguments) for c in read_calls(model_output, "model_output")]
+    return calls
 
 
 def _scores(tp: int, mismatch: int, omitted: int, invented: int) -> tuple[float, float, float]:
@@ -379,27 +382,8 @@ def bfcl_verdict(
     language). ``underscore_to_dot``: the model's API writes dots in function names as
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
-    # (one output: checked in one pass, nothing kept)
-    error = _fast_error(
-        functions, model_output, possible_answer, category, language, underscore_to_dot
-    )
-    if error is None:
-        error = _general_error(
-            functions, model_output, possible_answer, category, language, underscore_to_dot
-        )
-    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
-
-
-def _fast_error(
-    functions: object,
-    model_output: object,
-    possible_answer: object,
-    category: str,
-    language: str | None,
-    underscore_to_dot: bool,
-) -> str | None:
-    """The checker's error ('' when valid) from one pass over BFCL's decoded form, as it
-    is; None where the fast pass is off or does not take the entry or the output."""
+    # (one output: checked in one pass over BFCL's decoded form where the fast pass takes
+    # it, nothing kept)
     pairing = (
         _PAIRINGS.get(category)
         if type(category) is str and language is None and not underscore_to_dot
@@ -407,40 +391,26 @@ def _fast_error(
     )
     if pairing is None:
         pairing = _kind_for(category, language, underscore_to_dot).pairing
-    if pairing is None or not bfcl_fast_pass.SPECIALISE:
-        return None
-    lang, parallel, multiple, dots = pairing
+    error = None
     try:
-        return bfcl_fast_pass.verdict(
-            functions, model_output, possible_answer, lang, parallel, multiple, dots
-        )
+        if pairing is not None and bfcl_fast_pass.SPECIALISE:
+            lang, parallel, multiple, dots = pairing
+            error = bfcl_fast_pass.verdict(
+                functions, model_output, possible_answer, lang, parallel, multiple, dots
+            )
+        if error is None:  # (the general path: the output read in any form tool_calls reads)
+            settings = _kind_for(category, language, underscore_to_dot).settings
+            docs = _docs(functions)
+            answers = _answers(possible_answer)
+            calls = _model_calls(model_output)
+            # (no category: parallel where several calls are expected, as the metric takes it)
+            category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
+            error = calls_error(
+                docs, calls, answers, category, settings.language, settings.underscore_to_dot
+            )
     except BfclRaises as raised:
-        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-
-
-def _general_error(
-    functions: object,
-    model_output: object,
-    possible_answer: object,
-    category: str,
-    language: str | None,
-    underscore_to_dot: bool,
-) -> str:
-    """The checker's error ('' when valid), the output read in any form ``tool_calls``
-    reads and checked by the general rules."""
-    settings = _kind_for(category, language, underscore_to_dot).settings
-    docs = _docs(functions)
-    answers = _answers(possible_answer)
-    calls = decoded_form(model_output, dict)
-    if calls is None:
-        calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
-    category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
-    try:
-        return calls_error(
-            docs, calls, answers, category, settings.language, settings.underscore_to_dot
-        )
-    except BfclRaises as raised:
-        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        raise _refused(raised) from None
+    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
 
 
 # -- the metric's rules="bfcl" (tool_calls/metric.py loads this module by name, BFCL_RULES) --
@@ -462,7 +432,7 @@ def bfcl_pairs(
     try:
         return _bfcl_checked(wanted.calls, calls, docs, category, settings)
     except BfclRaises as error:
-        raise ConfigError(f"BFCL's checker cannot check these calls: {error}") from None
+        raise _refused(error) from None
 
 
 def _find_doc(docs: Sequence[JsonObject], name: str) -> JsonObject | None:
@@ -489,13 +459,7 @@ def _bfcl_checked(
     n, m = len(expected), len(calls)
     counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
     error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
-    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
-        # (the count already fails it: the calls are shown beside the expected ones in order)
-        pairs = [
-            CallPair(e, a, check(e, a, _doc_of(docs, expected[e]), False))
-            for e, a in zip(range(n), range(m))
-        ]
-    elif "parallel" in category:
+    if "parallel" in category:
         pairs, error = _parallel_pairs(check, expected, docs, m, error)
     else:
         pairs, error = _pairs_in_order(check, expected, docs, category, m, counted, error)
@@ -532,31 +496,26 @@ def _parallel_pairs(
     error: str,
 ) -> tuple[list[CallPair], str]:
     """A parallel category's pairs as the checker makes them: each expected call, in order,
-    takes the first call not taken that is valid for it; then the expected calls left over
-    beside the calls left over, in order (to show why). The pairs, and the first error."""
+    takes the first call not taken that is valid for it (``bfcl_rules.parallel_fit``; where
+    the count already fails it and the pairs are past the budget, none); then the expected
+    calls left over beside the calls left over, in order (to show why). The pairs, and the
+    first error."""
     n = len(expected)
-    parallel_within_budget(n, m)
-    pairs: list[CallPair] = []
-    taken: set[int] = set()
-    for e in range(n):
-        doc = _doc_of(docs, expected[e])
-        live = not error
-        found = None
-        for a in range(m):
-            if a in taken:
-                continue
-            result = check(e, a, doc, live)
-            if result.valid:
-                found = a
-                pairs.append(CallPair(e, a, result))
-                taken.add(a)
-                break
-        if found is None:
-            error = error or f"no call matches expected call {e} ({expected[e].name!r})"
-    left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
-    left_a = [a for a in range(m) if a not in taken]
-    for e, a in zip(left_e, left_a):
-        pairs.append(CallPair(e, a, check(e, a, _doc_of(docs, expected[e]), False)))
+    found = [_doc_of(docs, want) for want in expected]
+    checks: dict[tuple[int, int], CallCheck] = {}
+
+    def fits(e: int, a: int) -> bool:
+        result = check(e, a, found[e], True)
+        if result.valid:
+            checks[e, a] = result
+        return result.valid
+
+    fitted = parallel_fit(n, m, fits, live=not error)
+    if not error and len(fitted) < n:
+        first = next(e for e in range(n) if e not in fitted)
+        error = missed(first, expected[first].name)
+    pairs = [CallPair(e, a, checks[e, a]) for e, a in fitted.items()]
+    pairs.extend(CallPair(e, a, check(e, a, found[e], False)) for e, a in left_beside(fitted, n, m))
     return pairs, error
 
 

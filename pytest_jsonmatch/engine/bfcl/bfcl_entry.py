@@ -16,15 +16,18 @@ is read before the check that needs it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple, cast
 
 from ..core.values import JsonObject, JsonValue
+from ..pairing.call_pairing import left_beside
 from .bfcl_rules import (
-    PARALLEL_PAIRS,
     BfclRaises,
     doc_named,
-    parallel_within_budget,
+    missed,
+    parallel_error,
+    parallel_fit,
+    raised_as_checker,
     tool_name,
     value_problem,
 )
@@ -57,10 +60,8 @@ class ExpectedCallRules:
     __slots__ = ("answers", "doc", "language", "dots", "_head")
 
     def __init__(self, answers: Answers, doc: object, language: str, dots: bool) -> None:
-        self.answers = answers
-        self.doc = doc
-        self.language = language
-        self.dots = dots
+        self.answers, self.doc = answers, doc
+        self.language, self.dots = language, dots
         self._head: tuple[Mapping[str, JsonValue], Sequence[str], str] | str | None = None
 
     def _read(self, what: str) -> tuple[Mapping[str, JsonValue], Sequence[str], str]:
@@ -86,12 +87,7 @@ class ExpectedCallRules:
     def error(self, name: str, arguments: Mapping[str, JsonValue]) -> str:
         """The first failure of ``name(**arguments)``, as ``bfcl_rules.call_error``
         reaches it ('' when the call is valid)."""
-        try:
-            return self._error(name, arguments)
-        except BfclRaises:
-            raise
-        except Exception as error:  # noqa: BLE001 (as call_error)
-            raise BfclRaises(f"function {name!r}: {error!r}") from None
+        return raised_as_checker(name, self._error, name, arguments)
 
     def _error(self, name: str, arguments: Mapping[str, JsonValue]) -> str:
         details, required, expected_name = self._read("malformed function document")
@@ -117,12 +113,7 @@ class ExpectedCallRules:
     def counts(self, name: str, arguments: Mapping[str, JsonValue]) -> Counts:
         """The fields of ``name(**arguments)`` by status, as ``bfcl_rules.check_call``
         gives them."""
-        try:
-            return self._counts(name, arguments)
-        except BfclRaises:
-            raise
-        except Exception as error:  # noqa: BLE001 (as check_call)
-            raise BfclRaises(f"function {name!r}: {error!r}") from None
+        return raised_as_checker(name, self._counts, name, arguments)
 
     def _counts(self, name: str, arguments: Mapping[str, JsonValue]) -> Counts:
         what = "malformed function document or possible answer"
@@ -203,13 +194,9 @@ class EntryRules:
         language: str,
         dots: bool,
     ) -> None:
-        self.docs = docs
-        self.answers = answers
-        self.category = category
-        self._parallel = "parallel" in category
-        self._multiple = "multiple" in category
-        self.language = language
-        self.dots = dots
+        self.docs, self.answers, self.category = docs, answers, category
+        self._parallel, self._multiple = "parallel" in category, "multiple" in category
+        self.language, self.dots = language, dots
         self._calls: dict[int, ExpectedCallRules] = {}
 
     def _call(self, i: int) -> ExpectedCallRules:
@@ -231,21 +218,7 @@ class EntryRules:
         answers = self.answers
         n, m = len(answers), len(calls)
         if self._parallel:
-            if n != m:
-                return f"wrong number of calls: {m} made, {n} expected"
-            parallel_within_budget(n, m)
-            taken = [False] * m
-            for i in range(n):
-                expected = self._call(i)
-                for j in range(m):
-                    if not taken[j]:
-                        name, arguments = calls[j]
-                        if not expected.error(name, arguments):
-                            taken[j] = True
-                            break
-                else:
-                    return f"no call matches expected call {i} ({answers[i][0]!r})"
-            return ""
+            return parallel_error(n, m, self._fits(calls), answers, 0)
         multiple = self._multiple
         if m != (n if multiple else 1):
             return f"wrong number of calls: {m} made, {n} expected"
@@ -256,85 +229,67 @@ class EntryRules:
         name, arguments = calls[0]
         return self._call(0).error(name, arguments)
 
+    def _fits(self, calls: Sequence[Call]) -> Callable[[int, int], bool]:
+        """Whether expected call ``e`` accepts call ``a`` (every field matches): its first
+        failure sought as the checker seeks it, stopping there."""
+
+        def fits(e: int, a: int) -> bool:
+            name, arguments = calls[a]
+            return not self._call(e).error(name, arguments)
+
+        return fits
+
     def counts(self, calls: Sequence[Call]) -> Counts:
         """Every field of ``calls`` against the expected calls by status, summed over the
-        pairs the metric makes (``metric._bfcl_checked``: a parallel category's calls
-        matched greedily, then those left over beside each other in order; the others in
-        order) and the calls left unpaired, and the first failure."""
+        pairs the metric makes (``bfcl_checker._bfcl_checked``: a parallel category's calls
+        matched by first fit, then those left over beside each other in order; the others
+        in order) and the calls left unpaired, and the first failure."""
         answers = self.answers
         n, m = len(answers), len(calls)
-        if self._parallel:
-            return self._parallel_counts(calls)
-        counted = n == m if self._multiple else m == 1
-        error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+        if not self._parallel:
+            counted = n == m if self._multiple else m == 1
+            error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+            k = min(n, m)
+            paired = [self._pair(e, calls[e], counted and e == 0) for e in range(k)]
+            return self._tally(calls, paired, error, range(k, n), range(k, m))
+        error = "" if n == m else f"wrong number of calls: {m} made, {n} expected"
+        # (counts that differ fail it already: past the budget, the calls pair in order)
+        fitted = parallel_fit(n, m, self._fits(calls), live=not error)
+        if not error and len(fitted) < n:
+            first = next(e for e in range(n) if e not in fitted)
+            error = missed(first, answers[first][0])
+        rest = list(left_beside(fitted, n, m))
+        paired = [_all_match(answers[e][1], calls[a][1]) for e, a in fitted.items()]
+        paired.extend(self._pair(e, calls[a], False) for e, a in rest)
+        taken_e = {*fitted, *(e for e, _ in rest)}
+        taken_a = {*fitted.values(), *(a for _, a in rest)}
+        left_e = [e for e in range(n) if e not in taken_e]
+        return self._tally(calls, paired, error, left_e, [a for a in range(m) if a not in taken_a])
+
+    def _tally(
+        self,
+        calls: Sequence[Call],
+        paired: list[Counts],
+        error: str,
+        left_e: Iterable[int],
+        left_a: Iterable[int],
+    ) -> Counts:
+        """The fields of the pairs (their counts ``paired``), of the expected calls left
+        unpaired (``left_e``) and of the calls left unpaired (``left_a``), by status; the
+        first failure (``error``, else the pairs')."""
         match = mismatch = omitted = invented = 0
-        paired = min(n, m)
-        for e in range(paired):  # (in order)
-            c = self._pair(e, calls[e], counted and e == 0)
+        for c in paired:
             error = error or c.error
             match += c.match
             mismatch += c.mismatch
             omitted += c.omission
             invented += c.hallucination
-        for e in range(paired, n):  # the name and every argument that may not be left out
+        answers = self.answers
+        for e in left_e:  # the name and every argument that may not be left out
             omitted += 1 + sum(1 for values in answers[e][1].values() if "" not in values)
-        for a in range(paired, m):  # the name and every argument
+        for a in left_a:  # the name and every argument
             invented += 1 + len(calls[a][1])
         return Counts(match, mismatch, omitted, invented, error)
-
-    def _parallel_counts(self, calls: Sequence[Call]) -> Counts:
-        """counts for a parallel category: each expected call, in order, takes the first
-        call left that it accepts; those left over then pair in order."""
-        answers = self.answers
-        n, m = len(answers), len(calls)
-        error = "" if n == m else f"wrong number of calls: {m} made, {n} expected"
-        paired: list[Counts] = []
-        taken_e: set[int] = set()
-        taken_a: set[int] = set()
-        if not error:
-            parallel_within_budget(n, m)
-        # (counts that differ fail it already: past the budget, the calls pair in order only)
-        tried = n if not error or n * m <= PARALLEL_PAIRS else 0
-        for e in range(tried):
-            live = not error
-            for a in range(m):
-                if a not in taken_a and self._accepts(e, calls[a], live):
-                    paired.append(_all_match(answers[e][1], calls[a][1]))
-                    taken_e.add(e)
-                    taken_a.add(a)
-                    break
-            else:
-                error = error or f"no call matches expected call {e} ({answers[e][0]!r})"
-        left_e = [e for e in range(n) if e not in taken_e]
-        left_a = [a for a in range(m) if a not in taken_a]
-        for e, a in zip(left_e, left_a):
-            paired.append(self._pair(e, calls[a], False))
-            taken_e.add(e)
-            taken_a.add(a)
-        match = mismatch = omitted = invented = 0
-        for c in paired:
-            match += c.match
-            mismatch += c.mismatch
-            omitted += c.omission
-            invented += c.hallucination
-        for e in range(n):
-            if e not in taken_e:
-                omitted += 1 + sum(1 for values in answers[e][1].values() if "" not in values)
-        for a in range(m):
-            if a not in taken_a:
-                invented += 1 + len(calls[a][1])
-        return Counts(match, mismatch, omitted, invented, error)
-
-    def _accepts(self, e: int, call: Call, live: bool) -> bool:
-        """Whether expected call ``e`` accepts ``call`` (every field matches): its first
-        failure sought as the checker seeks it, stopping there (BfclRaises when ``live``;
-        otherwise a check that would raise accepts nothing)."""
-        try:
-            return not self._call(e).error(call[0], call[1])
-        except BfclRaises:
-            if live:
-                raise
-            return False
 
     def _pair(self, e: int, call: Call, live: bool) -> Counts:
         try:

@@ -27,15 +27,18 @@ path lets it through too (the checker raises there, at that point).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Final, TypeAlias
 
 from ..core.values import JsonObject, JsonValue
+from ..pairing.call_pairing import left_beside
 from .bfcl_rules import (
     PYTHON_TYPES,
     STANDARDIZED,
     BfclRaises,
     doc_named,
-    parallel_within_budget,
+    parallel_error,
+    parallel_fit,
     standardize,
     value_problem,
 )
@@ -161,7 +164,8 @@ def _expected(doc: object, wanted: str, answers: JsonObject, dots: bool) -> Expe
 
 def decoded_calls(output: object) -> Calls | None:
     """A model's output in BFCL's decoded form as (name, arguments) pairs; None if it is
-    in another form."""
+    in another form (``tool_calls.metric.decoded_form(output, dict)``, read here with one
+    lookup per call instead of a view of its items: this runs for every output checked)."""
     if type(output) is not list:
         return None
     calls: Calls = []
@@ -190,20 +194,7 @@ def calls_error(
     m = len(calls)
     try:
         if parallel:
-            if n != m:
-                return f"wrong number of calls: {m} made, {n} expected"
-            parallel_within_budget(n, m)
-            taken = [False] * m
-            for i, want in enumerate(expected):
-                for j in range(m):
-                    if not taken[j]:
-                        name, arguments = calls[j]
-                        if _accepts(want, name, arguments, language):
-                            taken[j] = True
-                            break
-                else:
-                    return f"no call matches expected call {i} ({want[4]!r})"
-            return ""
+            return parallel_error(n, m, partial(_accepts, expected, calls, language), expected, 4)
         if m != (n if multiple else 1):
             return f"wrong number of calls: {m} made, {n} expected"
         if not expected:
@@ -239,12 +230,7 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
                 if accepted is None:
                     error = f"parameter {param!r} not in the possible answer"
                     break
-                if python and (
-                    type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
-                    and value in accepted  # type: ignore[operator]
-                    or type(value) is list
-                    and _same_list(value, accepted, detail)
-                ):
+                if python and _at_once(value, accepted, detail):
                     continue
                 if type(accepted) is not list:
                     return None
@@ -264,6 +250,18 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
     return error
 
 
+def _at_once(value: JsonValue, accepted: JsonValue, detail: object) -> bool:
+    """Whether a Python argument's ``value`` is accepted as it is, every rule accepting it:
+    of the type its document declares (a scalar, ``any``) and one of the acceptable values,
+    or an array of the declared item type equal to one (:func:`_same_list`)."""
+    return (
+        type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
+        and value in accepted  # type: ignore[operator]
+        or type(value) is list
+        and _same_list(value, accepted, detail)
+    )
+
+
 def _same_list(value: list[JsonValue], accepted: JsonValue, detail: object) -> bool:
     """Whether an array (or tuple) argument's ``value`` is accepted as one of its
     acceptable values as it is: every item of the Python type its document declares for
@@ -281,11 +279,13 @@ def _same_list(value: list[JsonValue], accepted: JsonValue, detail: object) -> b
     return value in accepted  # type: ignore[operator]
 
 
-def _accepts(want: Expected, name: str, arguments: JsonObject, language: str) -> bool:
-    """Whether a planned expected call accepts ``name(**arguments)``: :func:`_call_error`
-    giving '', found without the reasons (a parallel category's calls are tried one
-    against another, and the reasons of those that do not pair are never shown)."""
-    expected, details, required, answers, _ = want
+def _accepts(planned: list[Expected], calls: Calls, language: str, e: int, a: int) -> bool:
+    """Whether planned expected call ``e`` accepts call ``a`` (``name(**arguments)``):
+    :func:`_call_error` giving '', found without the reasons (a parallel category's calls
+    are tried one against another, and the reasons of those that do not pair are never
+    shown). Bound to an entry's calls (``functools.partial``), the pairing's check of a pair."""
+    name, arguments = calls[a]
+    expected, details, required, answers, _ = planned[e]
     if name != expected:
         return False
     for param in required:
@@ -297,7 +297,7 @@ def _accepts(want: Expected, name: str, arguments: JsonObject, language: str) ->
         accepted = answers.get(param)  # (None: not there; a null is no list)
         if detail is _NO or accepted is None:
             return False
-        if python and (
+        if python and (  # (_at_once written out: this loop runs for every pair tried)
             type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
             and value in accepted  # type: ignore[operator]
             or type(value) is list
@@ -373,7 +373,6 @@ def counts(
             return _call_counts(expected[0], name, arguments, language, True)
         if n != m:
             return None
-        parallel_within_budget(n, m)
         return _parallel_counts(expected, calls, language)
     except BfclRaises:
         raise
@@ -382,34 +381,18 @@ def counts(
 
 
 def _parallel_counts(expected: list[Expected], calls: Calls, language: str) -> Counted:
-    """A parallel category's counts: each expected call, in order, takes the first call not
-    taken that it accepts (all its fields match); the expected calls left over are counted
+    """A parallel category's counts, as many calls as expected: each expected call, in
+    order, takes the first call not taken that it accepts (all its fields match: each
+    argument given is expected, and the name); the expected calls left over are counted
     beside the calls left over, in order."""
-    m = len(calls)
-    taken = [False] * m
-    left: list[int] = []
-    match = 0
-    live = True
-    for e, want in enumerate(expected):
-        for a in range(m):
-            if not taken[a]:
-                name, arguments = calls[a]
-                try:
-                    accepted = _accepts(want, name, arguments, language)
-                except BfclRaises:
-                    if live:
-                        raise
-                    accepted = False
-                if accepted:
-                    taken[a] = True
-                    match += 1 + len(want[3])  # (every argument given is expected)
-                    break
-        else:
-            live = False
-            left.append(e)
-    mismatch = omitted = invented = 0
-    rest = [a for a in range(m) if not taken[a]] if left else []
-    for e, a in zip(left, rest):  # (the leftovers beside each other, in order)
+    n = len(expected)
+    fitted = parallel_fit(n, n, partial(_accepts, expected, calls, language))
+    match = mismatch = omitted = invented = 0
+    for e in fitted:
+        match += 1 + len(expected[e][3])
+    if len(fitted) == n:  # (every call paired: none left over)
+        return match, 0, 0, 0
+    for e, a in left_beside(fitted, n, n):
         name, arguments = calls[a]
         c = _call_counts(expected[e], name, arguments, language, False)
         match += c[0]
@@ -439,12 +422,7 @@ def _call_counts(
             invented += 1
             failed = True
             continue
-        if python and (
-            type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
-            and value in accepted  # type: ignore[operator]
-            or type(value) is list
-            and _same_list(value, accepted, detail)
-        ):
+        if python and _at_once(value, accepted, detail):
             match += 1
             continue
         try:

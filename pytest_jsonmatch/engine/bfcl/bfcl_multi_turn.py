@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agents.end_states import placed, under
+from ..agents.run_paths import placed, under
 from ..core.errors import ConfigError
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING

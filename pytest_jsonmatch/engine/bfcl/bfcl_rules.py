@@ -28,10 +28,12 @@ failure found before that point ends its check, so it does not reach the error.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from ..core.values import MISSING, JsonValue
+from ..pairing.call_pairing import first_fit
+from ..pairing.pair_budget import UNWEIGHED_PAIRS
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
 from ..tool_calls.argument_checks import CallCheck, FieldVerdict
 from .bfcl_java_js import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
@@ -54,6 +56,7 @@ _NESTED = {
     "java": frozenset({"Array", "ArrayList", "array"}),
     "javascript": frozenset({"Array", "ArrayList", "array"}),
 }
+_T = TypeVar("_T")
 _PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")  # (one character class: linear)
 
 
@@ -92,8 +95,17 @@ def call_error(
 ) -> str:
     """:func:`check_call`'s verdict alone, as the checker reaches it: the first failure's
     reason ('' when the call is valid), without the fields after it."""
+    return raised_as_checker(
+        name, _call_error, doc, name, arguments, answers, language, underscore_to_dot
+    )
+
+
+def raised_as_checker(name: str, check: Callable[..., _T], *args: Any) -> _T:
+    """``check(*args)``, any other exception in it (a fault of the data: a malformed
+    document or possible answer, read as the checker reads it) raised as BfclRaises naming
+    the function ``name``, where the checker raises."""
     try:
-        return _call_error(doc, name, arguments, answers, language, underscore_to_dot)
+        return check(*args)
     except BfclRaises:
         raise
     except Exception as error:  # noqa: BLE001 (as in check_call)
@@ -150,36 +162,27 @@ def check_call(
     """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
     [values]}}``) and the function document ``doc``, under BFCL's rules."""
     try:
-        return _check_call(doc, name, arguments, possible, language, underscore_to_dot)
+        answers, details, required, expected_name = _read_call_entry(
+            doc, possible, underscore_to_dot
+        )
+        if name != expected_name:
+            return _other_function(expected_name, name, arguments, answers, required)
+        fields: list[FieldVerdict] = [FieldVerdict(None, MATCH, expected_name, name, "")]
+        missing_required = [param for param in required if param not in arguments]
+        error = ""
+        for param in missing_required:
+            reason = f"required parameter {param!r} missing"
+            error = error or reason
+            fields.append(
+                FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason)
+            )
+        error = _given_arguments(fields, error, arguments, answers, details, language)
+        error = _left_out_arguments(fields, error, arguments, answers, missing_required)
+        return CallCheck(tuple(fields), not error, error)
     except BfclRaises:
         raise
     except Exception as error:  # noqa: BLE001 (a malformed document, read as the checker reads it)
         raise BfclRaises(f"function {name!r}: {error!r}") from None
-
-
-def _check_call(
-    doc: Any,
-    name: str,
-    arguments: Mapping[str, JsonValue],
-    possible: Mapping[str, Answers],
-    language: str = "python",
-    underscore_to_dot: bool = False,
-) -> CallCheck:
-    """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
-    [values]}}``) and the function document ``doc``, under BFCL's rules."""
-    answers, details, required, expected_name = _read_call_entry(doc, possible, underscore_to_dot)
-    if name != expected_name:
-        return _other_function(expected_name, name, arguments, answers, required)
-    fields: list[FieldVerdict] = [FieldVerdict(None, MATCH, expected_name, name, "")]
-    missing_required = [param for param in required if param not in arguments]
-    error = ""
-    for param in missing_required:
-        reason = f"required parameter {param!r} missing"
-        error = error or reason
-        fields.append(FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason))
-    error = _given_arguments(fields, error, arguments, answers, details, language)
-    error = _left_out_arguments(fields, error, arguments, answers, missing_required)
-    return CallCheck(tuple(fields), not error, error)
 
 
 def _read_call_entry(
@@ -442,19 +445,51 @@ def _dict_list_ok(value: list[Any], answers: Any) -> bool:
     return False
 
 
-PARALLEL_PAIRS = 40_000
+def parallel_fit(
+    n: int, m: int, fits: Callable[[int, int], bool], stop: bool = False, live: bool = True
+) -> dict[int, int]:
+    """BFCL's parallel pairing of ``n`` expected calls and ``m`` calls made (expected index ->
+    call index): each expected call, in order, takes the first call not yet taken that
+    ``fits`` it (every field matches), as the checker tries them (its verdict depends on
+    that order), by the shared first fit (pairing/call_pairing.py) held to the budget
+    (pairing/pair_budget.py: 40,000 pairs) before any pair is tried. ``live``: the checker
+    reaches the pairing (the counts agree): past the budget it is refused (BfclRaises);
+    otherwise the count already fails it, and past the budget no pair is tried ({}).
+    ``stop``: end at the first expected call that finds none. A check raising BfclRaises
+    once an expected call found none (from the start, where not live) pairs nothing."""
+    if n * m <= UNWEIGHED_PAIRS:
+        return first_fit(range(n), range(m), fits, stop, BfclRaises, live)
+    if live:
+        raise _past_cut_off(n, m)
+    return {}
 
 
-def parallel_within_budget(n_expected: int, n_made: int) -> None:
-    """BFCL's parallel pairing tries each expected call against every call left (its verdict
-    depends on that order, so this does the same): past ``PARALLEL_PAIRS`` pairs of calls it
-    is refused before any is tried, so that a long list of calls cannot take quadratic time."""
-    if n_expected * n_made > PARALLEL_PAIRS:
-        raise BfclRaises(
-            f"{n_expected} expected calls against {n_made} calls made are "
-            f"{n_expected * n_made:,} pairs for its parallel pairing, past the cut-off of "
-            f"{PARALLEL_PAIRS:,}"
-        )
+def _past_cut_off(n: int, m: int) -> BfclRaises:
+    """The refusal of a parallel pairing past the budget."""
+    return BfclRaises(
+        f"{n} expected calls against {m} calls made are {n * m:,} pairs for its parallel "
+        f"pairing, past the cut-off of {UNWEIGHED_PAIRS:,}"
+    )
+
+
+def parallel_error(
+    n: int, m: int, fits: Callable[[int, int], bool], expected: Sequence[Any], at: int
+) -> str:
+    """The checker's verdict on a parallel category's calls (its first failure, '' when
+    valid): as many calls as expected, each expected call finding one that ``fits`` it
+    (:func:`parallel_fit`); item ``at`` of each of the ``expected`` calls names its
+    function, for the message."""
+    if n != m:
+        return f"wrong number of calls: {m} made, {n} expected"
+    if n * m > UNWEIGHED_PAIRS:
+        raise _past_cut_off(n, m)
+    found = len(first_fit(range(n), range(m), fits, True, BfclRaises))
+    return "" if found == n else missed(found, expected[found][at])
+
+
+def missed(e: int, name: str) -> str:
+    """The checker's failure where expected call ``e`` (of function ``name``) found no call."""
+    return f"no call matches expected call {e} ({name!r})"
 
 
 def calls_error(
@@ -473,21 +508,16 @@ def calls_error(
     only call against the first document."""
     n, m = len(answers), len(calls)
     if "parallel" in category:
-        if n != m:
-            return f"wrong number of calls: {m} made, {n} expected"
-        parallel_within_budget(n, m)
-        taken = [False] * m
-        for i, (wanted, accepted) in enumerate(answers):
-            doc = doc_named(docs, wanted)
-            for j in range(m):
-                if not taken[j]:
-                    name, arguments = calls[j]
-                    if not call_error(doc, name, arguments, accepted, language, underscore_to_dot):
-                        taken[j] = True
-                        break
-            else:
-                return f"no call matches expected call {i} ({wanted!r})"
-        return ""
+        found: dict[int, Any] = {}  # (each expected call's document, found when first tried)
+
+        def fits(i: int, j: int) -> bool:
+            wanted, accepted = answers[i]
+            if i not in found:
+                found[i] = doc_named(docs, wanted)
+            name, arguments = calls[j]
+            return not call_error(found[i], name, arguments, accepted, language, underscore_to_dot)
+
+        return parallel_error(n, m, fits, answers, 0)
     multiple = "multiple" in category
     if m != (n if multiple else 1):
         return f"wrong number of calls: {m} made, {n} expected"

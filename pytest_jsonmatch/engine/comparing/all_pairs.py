@@ -116,21 +116,13 @@ def _codes(
 
 class _Coded(Slotted):
     """One side of an equality matrix: its values' codes (equal keys, equal codes, from
-    ``table``) and their sorted order, for finding equal pairs by binary search."""
+    ``table``) and their sorted order, for finding equal pairs by binary search. (Slotted,
+    not a NamedTuple: typing would compile its annotations when the module loads.)"""
 
     __slots__ = ("table", "codes", "order", "ordered")
 
-    def __init__(
-        self,
-        table: dict[Hashable, int],
-        codes: Ints,
-        order: Ints,
-        ordered: Ints,
-    ) -> None:
-        self.table = table
-        self.codes = codes
-        self.order = order
-        self.ordered = ordered
+    def __init__(self, table: dict[Hashable, int], codes: Ints, order: Ints, ordered: Ints) -> None:
+        self.table, self.codes, self.order, self.ordered = table, codes, order, ordered
 
 
 def equality_matrix(key: Callable[[object], Hashable]) -> MatrixFn:
@@ -323,6 +315,27 @@ def strings_matrix(fn: Callable[[list[str], list[str]], Floats]) -> MatrixFn:
     return typed_block(lambda v: type(v) is str, fn)
 
 
+def block_pairs(block: Callable[[list[V], list[V]], Floats]) -> AddScoresFn:
+    """``add_scores`` of a comparator that scores its pairs by one ``block`` call however
+    few they are (cosine: one call of its embedder), called with columns of the values the
+    block takes only: the block's rows added into ``tp``."""
+
+    def add_scores(
+        xs: Sequence[object],
+        ys: Sequence[object],
+        rows: Sequence[int],
+        cols: Sequence[int],
+        tp: list[list[float]],
+    ) -> None:
+        scores = block(cast("list[V]", list(xs)), cast("list[V]", list(ys))).tolist()
+        for i, row_scores in zip(rows, scores):
+            row = tp[i]
+            for j, value in zip(cols, row_scores):
+                row[j] += value
+
+    return add_scores
+
+
 # -- edit distance and Jaccard ---------------------------------------------------------------
 
 
@@ -461,15 +474,9 @@ class _Tokens(Slotted):
 
     __slots__ = ("vocab", "incidence", "sizes")
 
-    def __init__(
-        self,
-        vocab: dict[str, int],
-        incidence: Any,  # a scipy.sparse matrix (scipy ships no types)
-        sizes: Floats,
-    ) -> None:
-        self.vocab = vocab
-        self.incidence = incidence
-        self.sizes = sizes
+    # (``incidence``: a scipy.sparse matrix; scipy ships no types)
+    def __init__(self, vocab: dict[str, int], incidence: Any, sizes: Floats) -> None:
+        self.vocab, self.incidence, self.sizes = vocab, incidence, sizes
 
 
 def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Tokens:
@@ -566,17 +573,14 @@ def threshold_forms(
                 for j, y in zip(cols, ys):
                     row[j] += pair(x, y)
             return
-        if len(ys) <= _SCAN_ALL:
-            _add_all_within(xs, ys, rows, cols, tp, t, within)
-        else:
-            _add_window_within(xs, ys, rows, cols, tp, t, within)
+        _add_within(xs, ys, rows, cols, tp, t, within)
 
     # (add_scores is called with columns of numbers only: the comparator's type's)
     matrix = numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t))
     return matrix, cast(AddScoresFn, add_scores)
 
 
-def _add_all_within(
+def _add_within(
     xs: Sequence[float],
     ys: Sequence[float],
     rows: Sequence[int],
@@ -585,30 +589,19 @@ def _add_all_within(
     t: float,
     within: Callable[[float], float],
 ) -> None:
-    """Threshold scores of float numbers added to ``tp``, every pair tested (few actual
-    values)."""
-    actual = [(j, float(y)) for j, y in zip(cols, ys)]
-    for i, x in zip(rows, xs):
-        fx, row = float(x), tp[i]
-        for j, fy in actual:
-            d = abs(fx - fy)
-            if d <= t:
-                row[j] += within(d)
-
-
-def _add_window_within(
-    xs: Sequence[float],
-    ys: Sequence[float],
-    rows: Sequence[int],
-    cols: Sequence[int],
-    tp: list[list[float]],
-    t: float,
-    within: Callable[[float], float],
-) -> None:
-    """Threshold scores of float numbers added to ``tp``, each expected value tested only
-    against the actual values near it: only values within t score, so a sorted window per
-    expected value, searched twice as wide as t so that rounding in the bounds never loses
-    a pair the test keeps."""
+    """Threshold scores of float numbers added to ``tp``. Against few actual values every
+    pair is tested; against more, each expected value only against the actual values near
+    it: only values within t score, so a sorted window per expected value, searched twice
+    as wide as t so that rounding in the bounds never loses a pair the test keeps."""
+    if len(ys) <= _SCAN_ALL:
+        actual = [(j, float(y)) for j, y in zip(cols, ys)]
+        for i, x in zip(rows, xs):
+            fx, row = float(x), tp[i]
+            for j, fy in actual:
+                d = abs(fx - fy)
+                if d <= t:
+                    row[j] += within(d)
+        return
     ordered = sorted(zip(map(float, ys), cols))
     keys = [y for y, _ in ordered]
     reach = 2 * t

@@ -104,17 +104,11 @@ class BoundComparator(HashedSlotted):
         unequal_zero: bool = False,
         text_cost: TextCost = EDIT_COST,
     ) -> None:
-        self.name = name
-        self.score = score
-        self.matrix = matrix
-        self.batch = batch
-        self.params = params
-        self.trusted = trusted
-        self.add_scores = add_scores
-        self.prepare = prepare
+        self.name, self.score, self.matrix = name, score, matrix
+        self.batch, self.params, self.trusted = batch, params, trusted
+        self.add_scores, self.prepare = add_scores, prepare
         self.equal_one = (trusted and not batch) if equal_one is None else equal_one
-        self.unequal_zero = unequal_zero
-        self.text_cost = text_cost
+        self.unequal_zero, self.text_cost = unequal_zero, text_cost
 
 
 def comparison_steps(comparator: BoundComparator, expected: int, actual: int) -> int:
@@ -703,19 +697,6 @@ def bind_cosine(
     def block(expected: list[str], actual: list[str]) -> Floats:
         return embeddings.similarity(handle, expected, actual)
 
-    def add_scores(
-        xs: Sequence[str],
-        ys: Sequence[str],
-        rows: Sequence[int],
-        cols: Sequence[int],
-        tp: list[list[float]],
-    ) -> None:
-        scores = block(list(xs), list(ys)).tolist()
-        for i, row_scores in zip(rows, scores):
-            row = tp[i]
-            for j, value in zip(cols, row_scores):
-                row[j] += value
-
     def prepare(texts: list[str]) -> None:
         embeddings.unit_vectors(handle, texts)
 
@@ -724,7 +705,7 @@ def bind_cosine(
         score,
         all_pairs.strings_matrix(block),
         params={"embedder": handle.name},
-        add_scores=cast(AddScoresFn, add_scores),  # called with columns of strings only
+        add_scores=all_pairs.block_pairs(block),  # called with columns of strings only
         prepare=prepare,
         text_cost=LINEAR_COST,  # (an embedder reads each text once; its vectors are cached)
     )

@@ -100,12 +100,8 @@ class FieldSpec(HashedSlotted):
         skip: bool = False,
         weight: float | None = None,
     ) -> None:
-        self.comparator = comparator
-        self.transform = transform
-        self.align = align
-        self.min_score = min_score
-        self.skip = skip
-        self.weight = weight
+        self.comparator, self.transform, self.align = comparator, transform, align
+        self.min_score, self.skip, self.weight = min_score, skip, weight
 
     def over(self, base: FieldSpec | None) -> FieldSpec:
         """This spec laid over ``base``: what this one sets wins."""

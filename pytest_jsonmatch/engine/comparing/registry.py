@@ -73,11 +73,8 @@ class BatchItem(HashedSlotted):
         actual_compared: JsonValue,
         params: Mapping[str, object],
     ) -> None:
-        self.path = path
-        self.expected = expected
-        self.actual = actual
-        self.expected_compared = expected_compared
-        self.actual_compared = actual_compared
+        self.path, self.expected, self.actual = path, expected, actual
+        self.expected_compared, self.actual_compared = expected_compared, actual_compared
         self.params = params
 
 
@@ -141,14 +138,9 @@ class RegistryState(HashedSlotted):
             None,
         ),
     ) -> None:
-        self.comparators = comparators
-        self.transforms = transforms
-        self.metrics = metrics
-        self.post_processors = post_processors
-        self.batch_fns = batch_fns
-        self.type_defaults = type_defaults
-        self.embedders = embedders
-        self.judge = judge
+        self.comparators, self.transforms, self.metrics = comparators, transforms, metrics
+        self.post_processors, self.batch_fns = post_processors, batch_fns
+        self.type_defaults, self.embedders, self.judge = type_defaults, embedders, judge
 
 
 class Registry(JudgeSeat):

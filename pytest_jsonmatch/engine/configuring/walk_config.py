@@ -60,8 +60,7 @@ class FieldRule(HashedSlotted):
         pattern: PathPattern,
         spec: FieldSpec,
     ) -> None:
-        self.pattern = pattern
-        self.spec = spec
+        self.pattern, self.spec = pattern, spec
 
 
 class WalkConfig(HashedSlotted):
@@ -117,17 +116,11 @@ class WalkConfig(HashedSlotted):
         rules: tuple[FieldRule, ...] = (),
         registry: Registry = REGISTRY,
     ) -> None:
-        self.type_policy = type_policy
-        self.leaf_depth = leaf_depth
-        self.count_extras = count_extras
-        self.null_absent = null_absent
-        self.schema_driven = schema_driven
-        self.array_mode = array_mode
-        self.default_align = default_align
-        self.array_threshold = array_threshold
-        self.schema = schema
-        self.rules = rules
-        self.registry = registry
+        self.type_policy, self.leaf_depth = type_policy, leaf_depth
+        self.count_extras, self.null_absent = count_extras, null_absent
+        self.schema_driven, self.array_mode = schema_driven, array_mode
+        self.default_align, self.array_threshold = default_align, array_threshold
+        self.schema, self.rules, self.registry = schema, rules, registry
 
     @cached_property
     def scalar_policy(self) -> dict[type, BoundComparator]:
@@ -437,10 +430,8 @@ class _SchemaFacts(HashedSlotted):
         comparators: tuple[BoundComparator, ...],
         judged: bool = False,
     ) -> None:
-        self.root = root
-        self.weighted = weighted
-        self.comparators = comparators
-        self.judged = judged
+        self.root, self.weighted = root, weighted
+        self.comparators, self.judged = comparators, judged
 
 
 _FACTS: dict[int, _SchemaFacts] = {}

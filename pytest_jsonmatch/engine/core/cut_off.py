@@ -64,15 +64,9 @@ class Truncation(HashedSlotted):
         open_paths: tuple[str, ...] = (),
         cut_leaf: str | None = None,
     ) -> None:
-        self.start = start
-        self.opened_line = opened_line
-        self.opened_column = opened_column
-        self.line = line
-        self.column = column
-        self.chars = chars
-        self.elements = elements
-        self.open_paths = open_paths
-        self.cut_leaf = cut_leaf
+        self.start, self.opened_line, self.opened_column = start, opened_line, opened_column
+        self.line, self.column, self.chars = line, column, chars
+        self.elements, self.open_paths, self.cut_leaf = elements, open_paths, cut_leaf
 
     @classmethod
     def of(cls, text: str, start: int) -> Truncation:

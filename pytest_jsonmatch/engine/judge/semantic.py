@@ -84,9 +84,7 @@ class SemanticJudge:
         through: Through | None = None,
         memory: Memory | None = None,
     ) -> None:
-        self.settings = settings
-        self.transport = transport
-        self.through = through
+        self.settings, self.transport, self.through = settings, transport, through
         self.memory = memory if memory is not None else Memory()
         self.figures = JudgeFigures()
         self.down: str | None = None  # why the judge is no longer asked (it was unreachable)

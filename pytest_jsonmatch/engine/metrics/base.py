@@ -97,19 +97,11 @@ class Metric(HashedSlotted):
         beta: Callable[[Options], float] | None = None,
         score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None,
     ) -> None:
-        self.name = name
-        self.options = options
-        self.configure = configure
-        self.headline = headline
-        self.allow_array = allow_array
-        self.description = description
-        self.schema_reader = schema_reader
-        self.prepare = prepare
-        self.target = target
-        self.finish = finish
-        self.finishes_when = finishes_when
-        self.beta = beta
-        self.score_fields = score_fields
+        self.name, self.options, self.configure = name, options, configure
+        self.headline, self.allow_array, self.description = headline, allow_array, description
+        self.schema_reader, self.prepare, self.target = schema_reader, prepare, target
+        self.finish, self.finishes_when = finish, finishes_when
+        self.beta, self.score_fields = beta, score_fields
 
     def finishes(self, options: Options) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""

@@ -4,6 +4,8 @@ the actual output do not count."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
@@ -18,13 +20,16 @@ def top_level_fields(comparator: str, registry: Registry) -> WalkConfig:
     return WalkConfig(type_policy=policy, leaf_depth=1, count_extras=False, registry=registry)
 
 
-def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
-    return top_level_fields("exact", registry)
+def _configure(comparator: str, opts: dict[str, object], registry: Registry) -> WalkConfig:
+    return top_level_fields(comparator, registry)
 
 
-FIELD_MATCH = Metric(
-    "field_match",
-    COMMON_OPTIONS,
-    _configure,
-    description="Galtea JSON Field Match: top-level fields, strict deep equality",
+def galtea_metric(name: str, comparator: str, description: str) -> Metric:
+    """A Galtea Field Match metric: the top-level fields compared whole by ``comparator``,
+    with the common options."""
+    return Metric(name, COMMON_OPTIONS, partial(_configure, comparator), description=description)
+
+
+FIELD_MATCH = galtea_metric(
+    "field_match", "exact", "Galtea JSON Field Match: top-level fields, strict deep equality"
 )

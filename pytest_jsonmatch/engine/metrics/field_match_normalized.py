@@ -3,19 +3,10 @@ every string, at any depth (arrays kept in order)."""
 
 from __future__ import annotations
 
-from ..comparing.registry import Registry
-from ..configuring.walk_config import WalkConfig
-from .base import COMMON_OPTIONS, Metric
-from .field_match import top_level_fields
+from .field_match import galtea_metric
 
-
-def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
-    return top_level_fields("normalized", registry)
-
-
-FIELD_MATCH_NORMALIZED = Metric(
+FIELD_MATCH_NORMALIZED = galtea_metric(
     "field_match_normalized",
-    COMMON_OPTIONS,
-    _configure,
-    description="Galtea JSON Field Match (Normalized): accents and case folded",
+    "normalized",
+    "Galtea JSON Field Match (Normalized): accents and case folded",
 )

@@ -13,7 +13,8 @@ One budget rule bounds every pairing (pair_budget.py holds its account and costs
    of array elements (``WALKS``, 3,000 units: a walk, and one more per 16 fields it made),
    charged as they are made; or the checks of its calls (``STEPS``, 5,000,000 steps of about
    a microsecond, the engine's limit for one comparison), weighed from the calls' sizes
-   before any pair is checked.
+   before any pair is checked, or, for BFCL's parallel pairing (first fit, its checks not
+   weighed), ``UNWEIGHED_PAIR_STEPS`` (125) a pair: at most 40,000 pairs.
 3. One assignment's table holds at most ``TABLE_CELLS`` (1,000,000) cells; past it, an
    array's pair scores come a block of lines at a time (blockwise.py, the same pairs) and
    calls are assigned one function at a time.

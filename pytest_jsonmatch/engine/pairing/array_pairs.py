@@ -48,8 +48,10 @@ def choose_pairs(
     walk_candidate: CandidateWalk,
     walked: dict[tuple[int, int], WalkOutput],
 ) -> assignment.Assignment:
-    """Which elements pair up, with the pair's score (1.0 where no score is taken). Pairs
-    walked to be scored leave their walk in ``walked``."""
+    """Which elements pair up, with the pair's score (1.0 where no score is taken): by
+    index, by a key field, or the optimal pairing by pair score (``similarity`` or ``f1``),
+    pairs scoring ``keep_above`` or less dropped. Pairs walked to be scored leave their walk
+    in ``walked``."""
     if cfg.array_mode == "similarity":
         mode, keep_above = "similarity", cfg.array_threshold
     else:
@@ -62,25 +64,6 @@ def choose_pairs(
             pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
             return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
         mode, keep_above = "f1", 0.0
-    return _assigned(
-        cfg, budget, expected, actual, where, items, mode, keep_above, walk_candidate, walked
-    )
-
-
-def _assigned(
-    cfg: WalkConfig,
-    budget: PairBudget,
-    expected: Sequence[JsonValue],
-    actual: Sequence[JsonValue],
-    where: Where,
-    items: SchemaNode | None,
-    mode: str,
-    keep_above: float,
-    walk_candidate: CandidateWalk,
-    walked: dict[tuple[int, int], WalkOutput],
-) -> assignment.Assignment:
-    """Optimal pairing by pair score (``similarity`` or ``f1``), pairs scoring
-    ``keep_above`` or less dropped."""
     if not (expected and actual):
         return [], list(range(len(expected))), list(range(len(actual)))
     if mode == "f1":  # flat elements whose fields compare by equality: counted per shape

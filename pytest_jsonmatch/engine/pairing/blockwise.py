@@ -69,12 +69,8 @@ class _Scan(Slotted):
         values: Floats,
         above_zero: tuple[Indices, Floats] | None,
     ) -> None:
-        self.shape = shape
-        self.by_rows = by_rows
-        self.best = best
-        self.lines = lines
-        self.partners = partners
-        self.values = values
+        self.shape, self.by_rows, self.best = shape, by_rows, best
+        self.lines, self.partners, self.values = lines, partners, values
         self.above_zero = above_zero
 
     def cells(self) -> tuple[Indices, Indices, Floats]:

@@ -16,12 +16,17 @@ takes each call's partner from a queue of the calls with its key, in linear time
 the same pairs (the proof is at :func:`greedy`). Where the rule must check each pair, first
 fit's checks are weighed before any pair is tried, and past the budget the comparison is
 refused (ConfigError naming the functions that cost most).
+
+:func:`first_fit` is the one first-fit loop, agentevals' and BFCL's parallel pairing's
+(engine/bfcl/: each expected call, in order, takes the first call left that BFCL's rules
+accept, its pairs held to the budget at a flat cost a pair, pair_budget.UNWEIGHED_PAIRS);
+:func:`left_beside` pairs what first fit left over in order, whatever the function.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import NamedTuple, Protocol
 
 from ..core.errors import ConfigError, shown
@@ -110,7 +115,7 @@ def greedy(outer: Calls, inner: Calls, valid: Valid, budget: PairBudget) -> dict
     if not budget.spend(steps):
         raise ConfigError(_past_budget(outer, inner, steps, budget))
     if len(outer.at) * len(inner.at) <= CELLS_UNCOUNTED:
-        return _first_fit(outer, inner, valid)  # (a few pairs: checked as they are)
+        return first_fit(outer.at, inner.at, valid)  # (a few pairs: checked as they are)
     queues: dict[tuple[str, Hashable], deque[int]] = {}
     checked: dict[str, list[int]] = {}
     for i in inner.at:
@@ -136,17 +141,58 @@ def greedy(outer: Calls, inner: Calls, valid: Valid, budget: PairBudget) -> dict
     return pairs
 
 
-def _first_fit(outer: Calls, inner: Calls, valid: Valid) -> dict[int, int]:
-    """First fit as agentevals writes it, every pair tried in order until one is valid."""
+class _Never(Exception):
+    """(no check raises it: first fit lets every exception through)"""
+
+
+def first_fit(
+    outer: Iterable[int],
+    inner: Sequence[int],
+    valid: Valid,
+    stop: bool = False,
+    quiet: type[Exception] = _Never,
+    live: bool = True,
+) -> dict[int, int]:
+    """First fit as agentevals and BFCL's checker write it: each outer index, in order, takes
+    the first inner index not yet taken for which ``valid`` is true, every pair tried in order
+    until one is (outer -> inner, for the outer indices that found one). ``stop``: end at the
+    first outer index that finds none (a checker's first failure ends its check). ``quiet``:
+    once an outer index has found none (from the start where not ``live``), a pair whose
+    check raises it is not valid: the checker imitated has stopped there, never reaching that
+    check, and the pairing goes on only to show why."""
     taken: set[int] = set()
     pairs: dict[int, int] = {}
-    for o in outer.at:
-        for i in inner.at:
-            if i not in taken and valid(o, i):
+    for o in outer:
+        for i in inner:
+            if i in taken:
+                continue
+            try:
+                fits = valid(o, i)
+            except quiet:
+                if live:
+                    raise
+                fits = False
+            if fits:
                 pairs[o] = i
                 taken.add(i)
                 break
+        else:
+            if stop:
+                break
+            live = False
     return pairs
+
+
+def left_beside(pairs: dict[int, int], n: int, m: int) -> Iterable[tuple[int, int]]:
+    """The outer indices of ``range(n)`` and inner ones of ``range(m)`` that ``pairs`` left,
+    beside each other in order (the first left with the first left, and so on)."""
+    if len(pairs) == n or len(pairs) == m:
+        return ()
+    taken = set(pairs.values())
+    return zip(
+        [o for o in range(n) if o not in pairs],
+        [i for i in range(m) if i not in taken],
+    )
 
 
 def leftovers_in_order(pairs: dict[int, int], outer: Calls, inner: Calls) -> dict[int, int]:

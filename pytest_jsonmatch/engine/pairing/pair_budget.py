@@ -133,6 +133,15 @@ class Weight(HashedSlotted):
         return self.costs or (EDIT_COST,) * len(self.texts)
 
 
+# A pair of a first fit whose checks are not weighed from the calls (BFCL's parallel pairing,
+# each pair checked by BFCL's rules, which stop at the first failure): a flat cost, so that
+# one comparison tries at most UNWEIGHED_PAIRS = STEPS // UNWEIGHED_PAIR_STEPS = 40,000 pairs
+# (the cut-off of BFCL's pairing here, not its checker's, which has none). Such a pairing is
+# all its comparison pays for, so it is held to the whole budget, with no account kept.
+UNWEIGHED_PAIR_STEPS = 125
+UNWEIGHED_PAIRS = PairBudget.STEPS // UNWEIGHED_PAIR_STEPS
+
+
 def check_steps(one: Weight, other: Weight) -> int:
     """The steps of checking one pair of calls of these weights (one function's: the same
     rule, so the same comparators)."""

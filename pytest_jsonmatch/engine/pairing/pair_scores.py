@@ -25,6 +25,7 @@ from ..schemas.eval_schema import SchemaNode
 from .assignment import Floats
 from .columns import (
     Cell,
+    Column,
     Columns,
     Kinds,
     Unknown,
@@ -159,24 +160,18 @@ class ColumnScorer:
 
     # -- small arrays: rows of plain floats ---------------------------------------------
 
-    def add(
-        self,
-        rel: str,
-        index_e: list[int],
-        values_e: list[Cell],
-        index_a: list[int],
-        values_a: list[Cell],
-        tp: list[list[float]],
-    ) -> None:
-        """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
-        ``add_scores`` where it has one, else a call per pair."""
+    def add(self, rel: str, col_e: Column, col_a: Column, tp: list[list[float]]) -> None:
+        """Add the pair scores of field ``rel`` (its column on each side: the elements'
+        indices and values) into ``tp``: through the comparator's ``add_scores`` where it
+        has one, else a call per pair."""
         comparator, transform = self.specs.get(rel, (None, None))
         if transform is not None:
-            self._add_each(rel, index_e, values_e, index_a, values_a, tp)
+            self._add_each(rel, col_e, col_a, tp)
             return
+        (index_e, values_e), (index_a, values_a) = col_e, col_a
         one_e, one_a = _one_type(values_e), _one_type(values_a)  # (None: mixed)
         if comparator is not None and not self._policy_serves(comparator, one_e, one_a):
-            self._add_each(rel, index_e, values_e, index_a, values_a, tp)
+            self._add_each(rel, col_e, col_a, tp)
             return
         kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
         tag = TYPE_OF.get(kind_e) if kind_e is not None else None
@@ -186,15 +181,15 @@ class ColumnScorer:
                 add_scores(values_e, values_a, index_e, index_a, tp)
                 return
         groups_a = _by_type(index_a, values_a, one_a)
-        for tag, (rows, xs) in _by_type(index_e, values_e, one_e).items():
-            other = groups_a.get(tag)
-            if other is None:
+        for tag, group_e in _by_type(index_e, values_e, one_e).items():
+            group_a = groups_a.get(tag)
+            if group_a is None:
                 continue  # values of different types score 0
             add_scores = self.cfg.type_policy[tag].add_scores
             if add_scores is None:
-                self._add_each(rel, rows, xs, other[0], other[1], tp)
+                self._add_each(rel, group_e, group_a, tp)
             else:
-                add_scores(xs, other[1], rows, other[0], tp)
+                add_scores(group_e[1], group_a[1], group_e[0], group_a[0], tp)
 
     def _policy_serves(
         self, comparator: BoundComparator, tag_e: str | None, tag_a: str | None
@@ -209,17 +204,10 @@ class ColumnScorer:
             tag_e is not None and tag_e == tag_a and self.cfg.type_policy.get(tag_e) is comparator
         )
 
-    def _add_each(
-        self,
-        rel: str,
-        index_e: list[int],
-        values_e: list[Cell],
-        index_a: list[int],
-        values_a: list[Cell],
-        tp: list[list[float]],
-    ) -> None:
+    def _add_each(self, rel: str, col_e: Column, col_a: Column, tp: list[list[float]]) -> None:
         score = self._pair_score(rel)
-        for i, x in zip(index_e, values_e):
+        index_a, values_a = col_a
+        for i, x in zip(*col_e):
             row, where = tp[i], self._element_path(i, rel)
             for j, y in zip(index_a, values_a):
                 row[j] += score(x, y, where)
@@ -378,7 +366,7 @@ def _by_type(
 
 # -- from columns to pair scores ---------------------------------------------------------------
 
-ColumnAdd = Callable[[str, list[int], list[Cell], list[int], list[Cell], list[list[float]]], None]
+ColumnAdd = Callable[[str, Column, Column, list[list[float]]], None]
 ColumnMatrix: TypeAlias = "Callable[[str, list[int], list[Cell], list[Cell]], Floats]"
 
 
@@ -410,16 +398,16 @@ def pair_matrix_small(
     tp = [[0.0] * m for _ in range(n)]
     shared = 0  # fields every element on both sides has
     partial: list[tuple[list[int], list[int]]] = []
-    for rel, (index_e, values_e) in e_cols.items():
+    for rel, e_col in e_cols.items():
         a_col = a_cols.get(rel)
         if a_col is None:
             continue
-        index_a, values_a = a_col
+        index_e, index_a = e_col[0], a_col[0]
         if len(index_e) == n and len(index_a) == m:
             shared += 1
         else:
             partial.append((index_e, index_a))
-        column_add(rel, index_e, values_e, index_a, values_a, tp)
+        column_add(rel, e_col, a_col, tp)
     if not partial and shared:
         if _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
             return tp, float(shared)  # similarity and F1 are both tp / k

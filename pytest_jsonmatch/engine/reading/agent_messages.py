@@ -33,7 +33,7 @@ marks it as one. Anything else is a ParseError naming where it is and what it is
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from ..core.errors import ParseError, shown
 from ..core.paths import index_segment, key_segment
@@ -43,29 +43,98 @@ from .intake import as_data
 from .parse import parse_actual, parse_actual_checked
 
 ASSISTANT, TOOL = "assistant", "tool"
-# the roles vendors give, by OpenAI's names (Gemini's model, LangChain's message types)
-_ROLES = {
-    "model": ASSISTANT,
-    "ai": ASSISTANT,
-    "AIMessageChunk": ASSISTANT,
-    "human": "user",
-    "HumanMessageChunk": "user",
-    "ToolMessageChunk": TOOL,
-    "SystemMessageChunk": "system",
-}
-_ARGUMENT_KEYS = ("arguments", "args", "input", "parameters")
+AgentKind = Literal["run", "reply"] | None  # an agent's whole run, one reply, or no agent's
+
+
+class Vocabulary(NamedTuple):
+    """One vendor's words for the parts of a conversation, as this reader reads them."""
+
+    vendor: str
+    roles: Mapping[str, str] = {}  # its names of roles -> OpenAI's
+    calls: tuple[str, ...] = ()  # the ``type`` of its call items or blocks
+    call_keys: tuple[str, ...] = ()  # the keys of a part or message that hold one call
+    arguments: tuple[str, ...] = ()  # the keys of a call that hold its arguments
+    results: tuple[str, ...] = ()  # the ``type`` of its tool-result items or blocks
+    result_keys: tuple[str, ...] = ()  # the keys of a part that hold a tool's result
+    texts: tuple[str, ...] = ()  # the ``type`` of blocks or items whose text is the answer
+    pieces: tuple[str, ...] = ()  # other ``type``s of a piece of an assistant's turn
+    ids: tuple[tuple[str | None, str], ...] = ()  # (an object's type, None: any; its id key)
+
+
+# Every vendor's vocabulary, in one table: a new vendor's shape is one entry here (and a test
+# in tests/engine/reading/test_vendor_vocabulary.py); the reader below, and the record
+# setting's scrub of call ids (calls/stable_form.py), read only the names this table gives.
+VOCABULARIES = (
+    Vocabulary(
+        "OpenAI chat",
+        calls=("function",),
+        call_keys=("function_call",),  # (the legacy message's)
+        arguments=("arguments",),
+        ids=(("function", "id"), (None, "tool_call_id")),
+    ),
+    Vocabulary(
+        "OpenAI Responses",
+        calls=("function_call",),
+        arguments=("arguments",),
+        results=("function_call_output",),
+        texts=("output_text",),
+        pieces=("refusal",),
+        ids=(("function_call", "call_id"), ("function_call_output", "call_id")),
+    ),
+    Vocabulary(
+        "Anthropic",
+        calls=("tool_use",),
+        arguments=("input",),
+        results=("tool_result",),
+        texts=("text",),
+        pieces=("thinking", "redacted_thinking"),
+        ids=(("tool_use", "id"), ("tool_result", "tool_use_id")),
+    ),
+    Vocabulary(
+        "Gemini",
+        roles={"model": ASSISTANT},
+        call_keys=("functionCall",),
+        arguments=("args",),
+        result_keys=("functionResponse", "function_response"),
+    ),
+    Vocabulary(
+        "LangChain",
+        roles={
+            "ai": ASSISTANT,
+            "AIMessageChunk": ASSISTANT,
+            "human": "user",
+            "HumanMessageChunk": "user",
+            "ToolMessageChunk": TOOL,
+            "SystemMessageChunk": "system",
+        },
+        calls=("tool_call",),
+        arguments=("args",),
+        ids=(("tool_call", "id"),),
+    ),
+)
+
+
+def _all(field: str) -> tuple[str, ...]:
+    """Every vendor's words of one field of the table, each once, in the table's order."""
+    return tuple(dict.fromkeys(w for v in VOCABULARIES for w in getattr(v, field)))
+
+
+_ROLES = {name: role for v in VOCABULARIES for name, role in v.roles.items()}
+# the keys that hold a call's id, by the ``type`` of the object holding them (None: any)
+ID_KEYS = tuple(dict.fromkeys(pair for v in VOCABULARIES for pair in v.ids))
+_CALL_TYPES = frozenset(_all("calls")) - {"function"}  # (a chat call is typed by its object)
+_CALL_KEYS = _all("call_keys")
+_VENDOR_ARGUMENTS = _all("arguments")
+_ARGUMENT_KEYS = ("arguments", "args", "input", "parameters")  # (a plain call's, any vendor's)
 _RESULT_KEYS = ("result", "tool_result")
 _ANSWER_KEYS = ("answer", "final_answer")
 # blocks, parts and items whose text is the answer
-_TEXT_TYPES = frozenset({"text", "output_text"})
+_TEXT_TYPES = frozenset(_all("texts"))
 # items that are a piece of an assistant's turn given bare: Responses items, content blocks
-_PIECES = frozenset(
-    {"function_call", "tool_use", "tool_call", "function", "text", "output_text", "refusal"}
-    | {"thinking", "redacted_thinking"}
-)
+_PIECES = frozenset(_all("calls") + _all("texts") + _all("pieces"))
 # items and parts that are a tool's result
-_RESULTS = frozenset({"function_call_output", "tool_result"})
-_RESULT_PARTS = ("functionResponse", "function_response")
+_RESULTS = frozenset(_all("results"))
+_RESULT_PARTS = _all("result_keys")
 # what a one-key object is read as, its value an object, other than BFCL's {name: {args}}
 CALL_FORM_KEYS = frozenset(
     {"name", "type", "function", "functionCall", "function_call", *_RESULT_KEYS, *_ANSWER_KEYS}
@@ -87,13 +156,61 @@ class ToolCall(NamedTuple):
 class Message(NamedTuple):
     """One message: its ``role`` (OpenAI's names), its ``calls``, its ``answer`` (an
     assistant's content: a JSON value, or the text of its text blocks; None: none), where it
-    is in the input, and ``item``, the index of the list item it starts at."""
+    is in the input, ``item``, the index of the list item it starts at, and, for a tool's
+    result, ``result``: what the tool gave (its content, output or response; a message of
+    several results: their list)."""
 
     role: str
     calls: tuple[ToolCall, ...]
     answer: JsonValue | None
     where: str
     item: int = 0
+    result: JsonValue | None = None
+
+
+class Conversation(NamedTuple):
+    """An agent's output read once, in no vendor's shape: its ``messages`` in order, the
+    ``state`` it left (None: none given), ``start``, the item of its first assistant message
+    (those before it are the conversation it was given; the number of items where it has
+    none), and ``depth``, how deeply its JSON nests (what scoring it needs room for). Every
+    part of an agent case is scored from it (engine/agents/agent_scorers.py);
+    :func:`read_messages` gives its messages back as they are, unread again."""
+
+    messages: tuple[Message, ...]
+    state: JsonValue | None = None
+    start: int = 0
+    depth: int = 0
+
+    @property
+    def answer(self) -> JsonValue | None:
+        """The answer of its last assistant message (None: that message only called tools,
+        or it has none)."""
+        replies = [m for m in self.messages if m.role == ASSISTANT]
+        return replies[-1].answer if replies else None
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """Every call, in order."""
+        return tuple(call for message in self.messages for call in message.calls)
+
+    @property
+    def results(self) -> tuple[JsonValue | None, ...]:
+        """What each tool's result message gave, in order."""
+        return tuple(m.result for m in self.messages if m.role == TOOL)
+
+    def from_start(self) -> Conversation:
+        """The run itself: its messages from its first assistant message on."""
+        kept = tuple(m for m in self.messages if m.item >= self.start)
+        return self._replace(messages=kept)
+
+
+def conversation_of(messages: object, side: str, depth: int = 0) -> Conversation:
+    """The messages ``messages`` (a run's plain JSON list) read once into a Conversation,
+    ``where`` naming each under ``messages``; its ``start`` at its first assistant message."""
+    read = tuple(read_messages({"messages": messages}, side))
+    first = next((m.item for m in read if m.role == ASSISTANT), None)
+    count = len(messages) if isinstance(messages, list) else len(read)
+    return Conversation(read, None, count if first is None else first, depth)
 
 
 def read_calls(value: object, side: str = "actual") -> list[ToolCall]:
@@ -135,7 +252,10 @@ def agent_data(actual: object, side: str) -> object:
 
 def read_messages(value: object, side: str = "actual") -> list[Message]:
     """Every message of ``value`` (a list of messages, items, steps or calls; an object
-    holding them; a response; one message, call or step), in order."""
+    holding them; a response; one message, call or step; a Conversation, read already: its
+    own), in order."""
+    if type(value) is Conversation:
+        return list(value.messages)
     return _read_messages(value, side, None)
 
 
@@ -250,7 +370,7 @@ def _item(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[Message
     if role is None and kind == "reasoning":
         return None, _PIECE
     if role is None and (kind in _RESULTS or any(key in item for key in _RESULT_PARTS)):
-        return Message(TOOL, (), None, where), _OWN
+        return _result(item, where), _OWN
     if role is None and (kind in _PIECES or (kind is None and _is_part(item))):
         call = _vendor_call(item, where, side)
         if call is None and kind == "function":  # (a plain call marked as a function)
@@ -270,8 +390,10 @@ def _item(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[Message
     if role == ASSISTANT:
         message = Message(ASSISTANT, _calls(item, where, side), _answer(item, where, side), where)
         return message, _TURN if kind == "message" else _OWN
-    if role == TOOL or (role == "user" and _only_results(item)):
-        return Message(TOOL, (), None, where), _OWN
+    if role == TOOL:
+        return Message(TOOL, (), None, where, result=item.get("content")), _OWN
+    if role == "user" and _only_results(item):
+        return _results(item, where), _OWN
     return Message(role, (), None, where), _OWN
 
 
@@ -287,8 +409,9 @@ def _is_part(item: Mapping[str, JsonValue]) -> bool:
 
 def _step(item: Mapping[str, JsonValue], where: str, side: str) -> Message:
     """A role-less object: a plain step, a call, or a message without its role."""
-    if any(key in item for key in _RESULT_KEYS):
-        return Message(TOOL, (), None, where)
+    for key in _RESULT_KEYS:
+        if key in item:
+            return Message(TOOL, (), None, where, result=item[key])
     for key in _ANSWER_KEYS:
         if key in item:
             return Message(ASSISTANT, (), item[key], where)
@@ -308,6 +431,31 @@ def _step(item: Mapping[str, JsonValue], where: str, side: str) -> Message:
             f"or steps, or an object holding them under 'messages'"
         )
     return Message(ASSISTANT, (call,), None, where)
+
+
+def _result(item: Mapping[str, JsonValue], where: str) -> Message:
+    """A tool's result given as an item, a block or a part: what it holds (a Responses
+    ``function_call_output``'s ``output``, a ``tool_result`` block's ``content``, a Gemini
+    ``functionResponse``'s ``response``)."""
+    for key in _RESULT_PARTS:
+        part = item.get(key)
+        if isinstance(part, Mapping):
+            return Message(TOOL, (), None, where, result=part.get("response"))
+    key = "output" if item.get("type") == "function_call_output" else "content"
+    return Message(TOOL, (), None, where, result=item.get(key))
+
+
+def _results(item: Mapping[str, JsonValue], where: str) -> Message:
+    """A user message made of tool results (Anthropic's ``tool_result`` blocks, Gemini's
+    ``functionResponse`` parts): what each holds, one result as it is, several as a list."""
+    blocks = item.get("parts", item.get("content"))
+    held = [
+        _result(block, where).result
+        for block in (blocks if type(blocks) is list else [])
+        if isinstance(block, Mapping)
+        and (block.get("type") == "tool_result" or any(k in block for k in _RESULT_PARTS))
+    ]
+    return Message(TOOL, (), None, where, result=held[0] if len(held) == 1 else held)
 
 
 def _only_results(item: Mapping[str, JsonValue]) -> bool:
@@ -435,12 +583,12 @@ def _vendor_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolC
     function = value.get("function")
     if isinstance(function, Mapping) and "name" in function:  # chat completions
         return _call(function, ("arguments",), key_segment(where, "function"), side)
-    if kind == "function_call" or kind == "tool_use" or kind == "tool_call":
-        return _call(value, ("arguments", "input", "args"), where, side)
-    for key in ("functionCall", "function_call"):  # Gemini (and OpenAI's legacy message)
+    if kind in _CALL_TYPES:
+        return _call(value, _VENDOR_ARGUMENTS, where, side)
+    for key in _CALL_KEYS:  # Gemini (and OpenAI's legacy message)
         inner = value.get(key)
         if isinstance(inner, Mapping):
-            return _call(inner, ("args", "arguments"), key_segment(where, key), side)
+            return _call(inner, _VENDOR_ARGUMENTS, key_segment(where, key), side)
     return None
 
 

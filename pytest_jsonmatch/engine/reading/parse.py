@@ -311,8 +311,7 @@ class _FencedCut(Slotted):
         cut: Truncation,
         text: str,
     ) -> None:
-        self.cut = cut
-        self.text = text
+        self.cut, self.text = cut, text
 
 
 def _cut_in_closed_fence(text: str, door: _Door) -> _FencedCut | None:

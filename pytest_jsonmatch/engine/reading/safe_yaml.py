@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from ..core.errors import CaseFileError, JsonMatchError
 from ..core.values import JsonArray, JsonObject, JsonValue
-from .user_files import read_regular
+from .user_files import read_regular, utf8_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -156,14 +156,14 @@ def read_text(path: Path, display: str, error: type[JsonMatchError] = CaseFileEr
 
 def decode_text(raw: bytes, display: str, error: type[JsonMatchError] = CaseFileError) -> str:
     """A YAML file's bytes as text (UTF-8, a byte-order mark dropped)."""
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise error(
-            f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
-            f"at offset {exc.start} is not valid UTF-8"
-        ) from None
+    return utf8_text(
+        raw,
+        error,
+        lambda byte, offset, line: (
+            f"{display}:{line}: not a text file: byte 0x{byte:02x} at offset {offset} "
+            "is not valid UTF-8"
+        ),
+    )
 
 
 def parse_yaml(

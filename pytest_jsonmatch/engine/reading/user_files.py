@@ -9,11 +9,23 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import JsonMatchError
 
 MAX_FILE_BYTES = 256 * 2**20  # far above any case, schema or report; below "fills memory"
+
+if TYPE_CHECKING:  # (annotations only: a TypedDict made at import compiles its types)
+    from typing_extensions import TypedDict, Unpack
+
+    class _How(TypedDict, total=False):
+        """How :func:`read_regular` reads a file, beside its path and names."""
+
+        limit: int
+        shown: str | None
+        follow_links: bool
 
 
 def read_regular(
@@ -64,30 +76,38 @@ def read_regular(
 
 
 def read_regular_text(
-    path: str | os.PathLike[str],
-    what: str,
-    error: type[JsonMatchError],
-    limit: int = MAX_FILE_BYTES,
-    shown: str | None = None,
-    follow_links: bool = True,
+    path: str | os.PathLike[str], what: str, error: type[JsonMatchError], **how: Unpack[_How]
 ) -> str:
-    """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
-    UTF-8 is ``error`` naming the offset and line of its first bad byte."""
-    raw = read_regular(path, what, error, limit, shown, follow_links)
+    """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped), ``how`` read as it
+    reads it; a file that is not UTF-8 is ``error`` naming the offset and line of its first
+    bad byte."""
+    raw = read_regular(path, what, error, **how)
+    shown = how.get("shown")
     return decoded(raw, what, error, shown if shown is not None else os.fspath(path))
 
 
 def decoded(raw: bytes, what: str, error: type[JsonMatchError], name: str) -> str:
     """A file's bytes as UTF-8 text (a byte-order mark dropped); bytes that are not UTF-8 are
     ``error`` naming the file, and the offset and line of the first bad byte."""
+    return utf8_text(
+        raw,
+        error,
+        lambda byte, offset, line: (
+            f"{what} {name!r} is not UTF-8 text: byte 0x{byte:02x} at offset {offset} (line {line})"
+        ),
+    )
+
+
+def utf8_text(
+    raw: bytes, error: type[JsonMatchError], refusal: Callable[[int, int, int], str]
+) -> str:
+    """``raw`` as UTF-8 text (a byte-order mark dropped); else ``error``, in the words
+    ``refusal`` gives the first bad byte (its value, its offset, its line)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise error(
-            f"{what} {name!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
-            f"at offset {exc.start} (line {line})"
-        ) from None
+        raise error(refusal(raw[exc.start], exc.start, line)) from None
 
 
 def not_regular(path: str | os.PathLike[str]) -> str | None:

@@ -134,9 +134,7 @@ class FloorFailure(HashedSlotted):
         min_score: float,
         score: float,
     ) -> None:
-        self.path = path
-        self.min_score = min_score
-        self.score = score
+        self.path, self.min_score, self.score = path, min_score, score
 
 
 class WalkOutput:
@@ -300,18 +298,11 @@ class MatchResult(HashedSlotted):
         error: str = "",
         parts: tuple[PartScore, ...] = (),
     ) -> None:
-        self.metric = metric
-        self.score = score
-        self.precision = precision
-        self.recall = recall
-        self.f1 = f1
-        self.fields = fields
-        self.pairings = pairings
-        self.floor_failures = floor_failures
-        self.truncated = truncated
-        self.conformance = conformance
-        self.error = error
-        self.parts = parts
+        self.metric, self.score = metric, score
+        self.precision, self.recall, self.f1 = precision, recall, f1
+        self.fields, self.pairings, self.floor_failures = fields, pairings, floor_failures
+        self.truncated, self.conformance = truncated, conformance
+        self.error, self.parts = error, parts
 
     @classmethod
     def unscored(cls, metric: str, error: str) -> "MatchResult":
@@ -444,10 +435,8 @@ class Part(Slotted):
         fields: Sequence[FieldResult],
         metric: str,
     ) -> None:
-        self.name = name
-        self.score = score
-        self.fields = fields
-        self.metric = metric
+        self.name, self.score = name, score
+        self.fields, self.metric = fields, metric
 
 
 # the statuses a row counts for in precision and recall, and so in the parts' weights
@@ -612,12 +601,8 @@ class FieldAggregate(Slotted):
         batch_error: int = 0,
         total: ExactSum | None = None,
     ) -> None:
-        self.scored = scored
-        self.match = match
-        self.mismatch = mismatch
-        self.omission = omission
-        self.hallucination = hallucination
-        self.batch_error = batch_error
+        self.scored, self.match, self.mismatch = scored, match, mismatch
+        self.omission, self.hallucination, self.batch_error = omission, hallucination, batch_error
         self.total = ExactSum() if total is None else total
 
     @property
@@ -810,8 +795,7 @@ class RunResult(HashedSlotted):
         records: tuple[MatchResult, ...],
         per_field: dict[str, FieldAggregate] | None = None,
     ) -> None:
-        self.metric = metric
-        self.records = records
+        self.metric, self.records = metric, records
         self.per_field = {} if per_field is None else per_field
 
     def _mean(self, name: str) -> float:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias, cast
+from typing import NamedTuple, TypeAlias, cast
 
 from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue
 
@@ -65,13 +65,27 @@ KIND_OF = {
 }
 KNOWN_TYPES: tuple[type, ...] = tuple(KIND_OF)  # the types the door gives, in branch order
 _OTHER = object  # stands for a Python type none of KNOWN_TYPES: a value the door left unread
-# A scalar's type tag: its JSON-equality key is (tag, value) (conformance._key).
+# A scalar's type tag: its JSON-equality key is (tag, value) (conformance_keywords.equality_key).
 SCALAR_TAGS = {
     python_type: tag for python_type, tag in TYPE_OF.items() if python_type in SCALAR_TYPES
 }
 INLINE_LINES = 12  # a loopless child node inlined up to this many lines of its own
 INLINE_DEPTH = 4  # nodes inlined within each other at most (the text's nesting stays shallow)
 CHAIN_KEYS = 12  # properties tested as a chain of key comparisons; more: a dict of callees
+
+
+class _Site(NamedTuple):
+    """Where a node's lines are written: the name of the value's variable, the expression of
+    its place, its Python type where the caller's branch decided it (``_OTHER``: not
+    decided, dispatch), the depth of the loops around it (their variables are named by
+    it), and the nodes being inlined there (one of them met again, a reference cycle, is
+    called)."""
+
+    v: str
+    place: str
+    known: type
+    depth: int
+    inlining: tuple[NodeKey, ...]
 
 
 @dataclass
@@ -141,7 +155,7 @@ class _Writer:
             node = self._waiting[done]
             done += 1
             out += [f"def {self._names[node]}(v0, place, found):"]
-            out += _indent(self.body(node, "v0", "place", _OTHER, 0, ()), 1) or ["    pass"]
+            out += _indent(self.body(node, _Site("v0", "place", _OTHER, 0, ())), 1) or ["    pass"]
             out.append("")
         for name, callees in self._callees:  # a key's node function, for a long key list
             pairs = ", ".join(
@@ -152,24 +166,16 @@ class _Writer:
 
     # -- a node's code: the lines that append its violations for the value in ``v`` --
 
-    def body(
-        self,
-        node: NodeKey,
-        v: str,
-        place: str,
-        known: type,
-        depth: int,
-        inlining: tuple[NodeKey, ...],
-    ) -> list[str]:
-        """A node's lines for the value ``v`` at ``place``; ``known`` is the value's Python
-        type where the caller's branch decided it (``_OTHER``: not decided, dispatch)."""
+    def body(self, node: NodeKey, site: _Site) -> list[str]:
+        """A node's lines for the value at ``site``, dispatched on its type where the
+        caller's branch did not decide it."""
         plan = self.plans[node]
         if plan.refuse:
-            return [f"found.append(({place}, 'false'))"]
-        if known is not _OTHER:
-            return self.steps(plan.steps(known), known, v, place, depth, inlining)
-        by_type = {t: self.steps(plan.steps(t), t, v, place, depth, inlining) for t in KNOWN_TYPES}
-        other = self.steps(plan.general, _OTHER, v, place, depth, inlining)
+            return [f"found.append(({site.place}, 'false'))"]
+        if site.known is not _OTHER:
+            return self.steps(plan.steps(site.known), site)
+        by_type = {t: self.steps(plan.steps(t), site._replace(known=t)) for t in KNOWN_TYPES}
+        other = self.steps(plan.general, site)
         groups: dict[tuple[str, ...], list[type]] = {}
         lines: Sequence[str]
         for python_type, lines in by_type.items():
@@ -177,8 +183,8 @@ class _Writer:
                 groups.setdefault(tuple(lines), []).append(python_type)
         if not groups:
             return other
-        t = f"t{depth}"
-        out = [f"{t} = type({v})"]
+        t = f"t{site.depth}"
+        out = [f"{t} = type({site.v})"]
         if len(groups) == 1:
             ((lines, types),) = groups.items()
             if not other:  # values of these types checked, any other passes
@@ -195,95 +201,68 @@ class _Writer:
             out += _indent(other, 1)
         return out
 
-    def steps(
-        self,
-        steps: list[Step],
-        known: type,
-        v: str,
-        place: str,
-        depth: int,
-        inlining: tuple[NodeKey, ...],
-    ) -> list[str]:
+    def steps(self, steps: list[Step], site: _Site) -> list[str]:
         out: list[str] = []
         for step in steps:
-            out += getattr(self, f"step_{step[0]}")(step, known, v, place, depth, inlining)
+            out += getattr(self, f"step_{step[0]}")(step, site)
         return out
 
     def fail(self, place: str, keyword: str) -> str:
         return f"found.append(({place}, {keyword!r}))"
 
-    def step_type(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
+    def step_type(self, step: Step, site: _Site) -> list[str]:
         _, allowed, whole_floats = cast(_TypeStep, step)
-        if known in allowed:
+        if site.known in allowed:
             return []
-        if known is float and whole_floats:
-            return [f"if not {v}.is_integer():", "    " + self.fail(place, "type")]
-        return [self.fail(place, "type")]  # no value of this type has an allowed type
+        if site.known is float and whole_floats:
+            return [f"if not {site.v}.is_integer():", "    " + self.fail(site.place, "type")]
+        return [self.fail(site.place, "type")]  # no value of this type has an allowed type
 
-    def step_bound(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
+    def step_bound(self, step: Step, site: _Site) -> list[str]:
         _, keyword, operator, limit, measured = cast(_BoundStep, step)
-        measure = f"len({v})" if measured else v
+        measure = f"len({site.v})" if measured else site.v
         return [
             f"if not {measure} {operator} {self.constant(limit)}:",
-            "    " + self.fail(place, keyword),
+            "    " + self.fail(site.place, keyword),
         ]
 
-    def step_pattern(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
+    def step_pattern(self, step: Step, site: _Site) -> list[str]:
         return [
-            f"if {self.constant(step[1])}.search({v}) is None:",
-            "    " + self.fail(place, "pattern"),
+            f"if {self.constant(step[1])}.search({site.v}) is None:",
+            "    " + self.fail(site.place, "pattern"),
         ]
 
-    def step_enum(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
-        keys = cast(_EnumStep, step)[1]
-        if known in SCALAR_TAGS:  # a scalar's key is (its tag, itself): a set of the values
-            tag = SCALAR_TAGS[known]
+    def step_enum(self, step: Step, site: _Site) -> list[str]:
+        keys, v, fail = cast(_EnumStep, step)[1], site.v, self.fail(site.place, "enum")
+        if site.known in SCALAR_TAGS:  # a scalar's key is (its tag, itself): a set of the values
+            tag = SCALAR_TAGS[site.known]
             values = frozenset(k[1] for k in keys if type(k) is tuple and k[0] == tag)
             if not values:
-                return [self.fail(place, "enum")]
-            return [f"if {v} not in {self.constant(values)}:", "    " + self.fail(place, "enum")]
-        return [f"if _key({v}) not in {self.constant(keys)}:", "    " + self.fail(place, "enum")]
+                return [fail]
+            return [f"if {v} not in {self.constant(values)}:", "    " + fail]
+        return [f"if _key({v}) not in {self.constant(keys)}:", "    " + fail]
 
-    def step_const(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
-        return [f"if _key({v}) != {self.constant(step[1])}:", "    " + self.fail(place, "const")]
+    def step_const(self, step: Step, site: _Site) -> list[str]:
+        fail = self.fail(site.place, "const")
+        return [f"if _key({site.v}) != {self.constant(step[1])}:", "    " + fail]
 
-    def step_call(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
-        return [f"{self.constant(step[1])}({v}, {place}, found)"]
+    def step_call(self, step: Step, site: _Site) -> list[str]:
+        return [f"{self.constant(step[1])}({site.v}, {site.place}, found)"]
 
-    def step_ref(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
-        return self.child(cast(_NodeStep, step)[1], known, v, place, depth, inlining)
+    def step_ref(self, step: Step, site: _Site) -> list[str]:
+        return self.child(cast(_NodeStep, step)[1], site)
 
-    def child(
-        self,
-        node: NodeKey,
-        known: type,
-        v: str,
-        place: str,
-        depth: int,
-        inlining: tuple[NodeKey, ...],
-    ) -> list[str]:
-        """A node's check of ``v``: inline where the node has no loop of its own (and is not
-        one being inlined already: a reference cycle), else a call of its function."""
-        node = self.target(node)
+    def child(self, node: NodeKey, site: _Site) -> list[str]:
+        """A node's check of the value at ``site``: inline where the node has no loop of its
+        own (and is not one being inlined already: a reference cycle), else a call of its
+        function."""
+        node, inlining = self.target(node), site.inlining
         if node not in inlining and len(inlining) < INLINE_DEPTH and self.loopless(node):
-            lines = self.body(node, v, place, known, depth + 1, inlining + (node,))
+            inner = site._replace(depth=site.depth + 1, inlining=inlining + (node,))
+            lines = self.body(node, inner)
             if len(lines) <= INLINE_LINES:
                 return lines
-        return [f"{self.name(node)}({v}, {place}, found)"]
+        return [f"{self.name(node)}({site.v}, {site.place}, found)"]
 
     def target(self, node: NodeKey) -> NodeKey:
         """The node a node that is a ``$ref`` and nothing else stands for (followed through
@@ -325,12 +304,12 @@ class _Writer:
             self._inline[node] = known
         return known
 
-    def step_properties(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
+    def step_properties(self, step: Step, site: _Site) -> list[str]:
         _, named, closed, required = cast(_PropertiesStep, step)
+        v, place, depth = site.v, site.place, site.depth
         k, item = f"k{depth + 1}", f"v{depth + 1}"
         at = f"({place}, {k})"
+        member = _Site(item, at, _OTHER, depth + 1, site.inlining)
         out: list[str] = []
         if named:
             out.append(f"for {k}, {item} in {v}.items():")
@@ -338,9 +317,7 @@ class _Writer:
                 word = "if"
                 for name, node in named.items():
                     out.append(f"    {word} {k} == {self.constant(name)}:")
-                    out += _indent(self.child(node, _OTHER, item, at, depth + 1, inlining), 2) or [
-                        "        pass"
-                    ]
+                    out += _indent(self.child(node, member), 2) or ["        pass"]
                     word = "elif"
                 if closed:
                     out += ["    else:", "        " + self.fail(at, "additionalProperties")]
@@ -365,16 +342,14 @@ class _Writer:
             out += [f"if {c} not in {v}:", "    " + self.fail(f"({place}, {c})", "required")]
         return out
 
-    def step_items(
-        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
-    ) -> list[str]:
-        i, item = f"i{depth + 1}", f"v{depth + 1}"
-        lines = self.child(
-            cast(_NodeStep, step)[1], _OTHER, item, f"({place}, {i})", depth + 1, inlining
-        )
+    def step_items(self, step: Step, site: _Site) -> list[str]:
+        depth = site.depth + 1
+        i, item = f"i{depth}", f"v{depth}"
+        element = _Site(item, f"({site.place}, {i})", _OTHER, depth, site.inlining)
+        lines = self.child(cast(_NodeStep, step)[1], element)
         if not lines:
             return []
-        return [f"for {i}, {item} in enumerate({v}):"] + _indent(lines, 1)
+        return [f"for {i}, {item} in enumerate({site.v}):"] + _indent(lines, 1)
 
 
 def _is_one_of(t: str, types: list[type]) -> str:

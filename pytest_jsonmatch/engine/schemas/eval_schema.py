@@ -99,16 +99,12 @@ class SchemaNode(Slotted):
         scorers: dict[Hashable, Any] | None = None,
         plans: dict[Hashable, object] | None = None,
     ) -> None:
-        self.type = type
-        self.properties = properties
-        self.items = items
-        self.spec = spec
-        self.default_comparator = default_comparator
+        self.type, self.properties, self.items = type, properties, items
+        self.spec, self.default_comparator = spec, default_comparator
         self.raw = {} if raw is None else raw
         self.plain = plain
         self.plain_by_key = {} if plain_by_key is None else plain_by_key
-        self.nullable = nullable
-        self.allowed = allowed
+        self.nullable, self.allowed = nullable, allowed
         self.scorers = {} if scorers is None else scorers
         self.plans = {} if plans is None else plans
 

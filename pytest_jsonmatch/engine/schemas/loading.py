@@ -98,9 +98,7 @@ class LoadedSchema(HashedSlotted):
         origin: str = "schema",
         files: dict[str, str] | None = None,
     ) -> None:
-        self.contents = contents
-        self.resolver = resolver
-        self.origin = origin
+        self.contents, self.resolver, self.origin = contents, resolver, origin
         self.files = {} if files is None else files
 
     @property
@@ -136,11 +134,8 @@ class Located(HashedSlotted):
         nullable: bool = False,
         union: tuple[str, ...] = (),
     ) -> None:
-        self.keywords = keywords
-        self.properties = properties
-        self.items = items
-        self.nullable = nullable
-        self.union = union
+        self.keywords, self.properties, self.items = keywords, properties, items
+        self.nullable, self.union = nullable, union
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -395,8 +390,7 @@ class _Confinement(HashedSlotted):
         given: tuple[os.PathLike[str] | str, ...],
         setting: str,
     ) -> None:
-        self.given = given
-        self.setting = setting
+        self.given, self.setting = given, setting
 
     @property
     def folders(self) -> tuple[Path, ...]:

@@ -63,7 +63,10 @@ class ExpectedCalls(NamedTuple):
 
 def read_expected_calls(value: object, side: str = "expected") -> ExpectedCalls:
     """The expected side: calls in any form or BFCL's possible answers, and the tools where
-    given (ParseError naming what is malformed)."""
+    given (ParseError naming what is malformed); read already (an agent case's scorer reads
+    them once), as they are."""
+    if type(value) is ExpectedCalls:
+        return value
     tools = None
     if isinstance(value, Mapping):
         for key in ("tools", "function", "functions"):

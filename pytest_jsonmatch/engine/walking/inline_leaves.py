@@ -10,6 +10,7 @@ as the general loop makes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from ..configuring.walk_config import InlinePlan
@@ -18,6 +19,10 @@ from ..core.values import MISSING, SCALAR_TYPES, JsonObject, JsonValue
 from ..results.field_results import MATCH, MISMATCH, FieldResult, WalkOutput
 from ..schemas.eval_schema import SchemaNode
 
+# The general way of one key of an object (walk.Walk.key_of_object): the key, its value,
+# the other side's value (or MISSING), the object's place, its schema's properties, depth.
+KeyOfObject = Callable[[str, JsonValue, object, Where, dict[str, SchemaNode] | None, int], None]
+
 if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
     class ObjectWalk(Protocol):
@@ -25,15 +30,8 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
 
         out: WalkOutput
 
-        def key_of_object(
-            self,
-            key: str,
-            value: JsonValue,
-            other: object,
-            where: Where,
-            props: dict[str, SchemaNode] | None,
-            depth: int,
-        ) -> None: ...
+        @property
+        def key_of_object(self) -> KeyOfObject: ...
 
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False sends every key

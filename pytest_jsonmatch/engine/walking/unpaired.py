@@ -10,16 +10,7 @@ from typing import Any
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import Where
-from ..core.values import (
-    ARRAY,
-    MISSING,
-    NULL,
-    OBJECT,
-    JsonObject,
-    JsonValue,
-    json_equal,
-    json_type,
-)
+from ..core.values import ARRAY, MISSING, NULL, OBJECT, JsonObject, JsonValue, json_equal, json_type
 from ..results.field_results import (
     HALLUCINATION,
     MATCH,
@@ -158,94 +149,50 @@ def shape_mismatch(
     depth: int,
 ) -> None:
     """A container on one side, something else (or the other kind of container) on the
-    other."""
-    if cfg.schema_driven:
-        _compared_whole(out, cfg, expected, actual, where, node, depth)
-    elif json_type(expected) not in (OBJECT, ARRAY):
-        _scalar_expected(out, cfg, expected, actual, where, node, depth)
-    else:
-        _container_expected(out, cfg, expected, actual, where, node, depth)
-
-
-def _compared_whole(
-    out: WalkOutput,
-    cfg: WalkConfig,
-    expected: JsonValue,
-    actual: JsonValue,
-    where: Where,
-    node: SchemaNode | None,
-    depth: int,
-) -> None:
-    """Schema-driven: the two values are one field, compared whole; a null side stands for
-    an absent container (its other side's leaves are one-sided)."""
+    other. Schema-driven, the two values are one field, compared whole, a null side standing
+    for an absent container (its other side's leaves one-sided). Else a scalar expected is
+    wrong (an absent null: the container's leaves are hallucinated), and with extras counted
+    so are the container's other leaves; a container expected has each leaf missing (its
+    reason naming what actual holds), and with extras counted actual's leaves hallucinated."""
     type_e, type_a = json_type(expected), json_type(actual)
-    if type_e == NULL and type_a == NULL:
-        return
-    if type_e == NULL:
-        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-    elif type_a == NULL:
-        one_sided(out, cfg, expected, where, node, OMISSION, depth)
-    elif json_equal(expected, actual):
-        out.fields.append(
-            FieldResult(where.path, MATCH, 1.0, expected, actual, "", "", where.field, where.actual)
-        )
+    fields = out.fields
+    if cfg.schema_driven:
+        if type_e == NULL or type_a == NULL:
+            if type_e != type_a:  # (both null: no field)
+                side, status = (actual, HALLUCINATION) if type_e == NULL else (expected, OMISSION)
+                one_sided(out, cfg, side, where, node, status, depth)
+        elif json_equal(expected, actual):
+            fields.append(
+                FieldResult(
+                    where.path, MATCH, 1.0, expected, actual, "", "", where.field, where.actual
+                )
+            )
+        else:
+            fields.append(_mismatch(expected, actual, where))
+    elif type_e not in (OBJECT, ARRAY):
+        if type_e == NULL and cfg.null_absent:
+            one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
+            return
+        fields.append(_mismatch(expected, actual, where))
+        if cfg.count_extras:
+            before = len(fields)
+            one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
+            if len(fields) > before:
+                # one actual leaf already stands against the expected scalar as the mismatch:
+                # the first by path, so that the actual side's key order changes nothing
+                del fields[min(range(before, len(fields)), key=lambda i: fields[i].path)]
     else:
-        _append_mismatch(out, expected, actual, where)
+        before = len(fields)
+        one_sided(out, cfg, expected, where, node, OMISSION, depth)
+        for i in range(before, len(fields)):
+            fields[i] = fields[i]._replace(actual=actual, reason=f"actual holds {type_a} here")
+        if cfg.count_extras:
+            one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
 
 
-def _append_mismatch(out: WalkOutput, expected: JsonValue, actual: JsonValue, where: Where) -> None:
+def _mismatch(expected: JsonValue, actual: JsonValue, where: Where) -> FieldResult:
     """The two values as one mismatched field, the reason naming both types."""
     reason = f"expected {json_type(expected)}, got {json_type(actual)}"
-    out.fields.append(
-        FieldResult(
-            where.path, MISMATCH, 0.0, expected, actual, "", reason, where.field, where.actual
-        )
+    return FieldResult(
+        where.path, MISMATCH, 0.0, expected, actual, "", reason, where.field, where.actual
     )
-
-
-def _scalar_expected(
-    out: WalkOutput,
-    cfg: WalkConfig,
-    expected: JsonValue,
-    actual: JsonValue,
-    where: Where,
-    node: SchemaNode | None,
-    depth: int,
-) -> None:
-    """A scalar expected, a container found: the scalar is wrong (or, an absent null, the
-    container's leaves are hallucinated), and with extras counted so are the container's
-    other leaves."""
-    if json_type(expected) == NULL and cfg.null_absent:
-        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-        return
-    _append_mismatch(out, expected, actual, where)
-    if cfg.count_extras:
-        before = len(out.fields)
-        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-        if len(out.fields) > before:
-            # one actual leaf already stands against the expected scalar as the mismatch:
-            # the first by path, so that the actual side's key order changes nothing
-            first = min(range(before, len(out.fields)), key=lambda i: out.fields[i].path)
-            del out.fields[first]
-
-
-def _container_expected(
-    out: WalkOutput,
-    cfg: WalkConfig,
-    expected: JsonValue,
-    actual: JsonValue,
-    where: Where,
-    node: SchemaNode | None,
-    depth: int,
-) -> None:
-    """A container expected, something else found: each expected leaf is missing (its
-    reason naming what actual holds), and with extras counted actual's leaves are
-    hallucinated."""
-    before = len(out.fields)
-    one_sided(out, cfg, expected, where, node, OMISSION, depth)
-    fields = out.fields
-    type_a = json_type(actual)
-    for i in range(before, len(fields)):
-        fields[i] = fields[i]._replace(actual=actual, reason=f"actual holds {type_a} here")
-    if cfg.count_extras:
-        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)

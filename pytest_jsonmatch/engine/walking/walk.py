@@ -68,7 +68,8 @@ def walk(
     the general walk is checked first (``Walk.read``), and anything else raises ``Unread``,
     for the caller to read ``actual`` through the door and walk it again. (The expected side
     may be read so only by a counted walk: ``walk_counted``.)"""
-    judge = BatchScores(cfg.registry)
+    # (a record no judge can score a field of asks none: ``walk_counted``'s promise)
+    judge = BatchScores(cfg.registry) if cfg.judged(schema) else UNASKED
     found = Walk(cfg, judge, PairBudget(), tally, unread)
     found.run(expected, actual, schema)
     if judge.waiting:
@@ -153,8 +154,7 @@ class Walk(LeafScoring, UnreadSides):
         unread_expected: bool = False,
         lone: LoneLeaves | None = None,
     ) -> None:
-        self.cfg = cfg
-        self.judge = judge
+        self.cfg, self.judge = cfg, judge
         self.budget = budget  # for walking candidate pairs (pair_budget.py)
         self.tally = tally  # generated scorers in tally form (see walk())
         self.unread = unread  # the actual side has not come through the door (see walk())
@@ -245,6 +245,19 @@ class Walk(LeafScoring, UnreadSides):
         else:
             self.leaf(expected, actual, where, spec, node)
 
+    def _both_empty(
+        self, expected: JsonObject | JsonArray, actual: JsonObject | JsonArray, where: Where
+    ) -> bool:
+        """Whether two empty objects or arrays are one field, a match (a schema-driven walk's:
+        it is made here), not walked."""
+        if not self.cfg.schema_driven:
+            return False
+        path, field, at = where
+        self.out.fields.append(
+            FieldResult(path, MATCH, 1.0, expected, actual, "", "both empty", field, at)
+        )
+        return True
+
     # -- objects ----------------------------------------------------------------------------
 
     def obj(
@@ -255,23 +268,10 @@ class Walk(LeafScoring, UnreadSides):
         node: SchemaNode | None,
         depth: int,
     ) -> None:
-        cfg = self.cfg
-        fields = self.out.fields
-        if cfg.schema_driven and not expected and not actual:
-            fields.append(
-                FieldResult(
-                    where.path,
-                    MATCH,
-                    1.0,
-                    expected,
-                    actual,
-                    "",
-                    "both empty",
-                    where.field,
-                    where.actual,
-                )
-            )
+        """Two objects walked key by key (a generated scorer's where one fits ``node``)."""
+        if not expected and not actual and self._both_empty(expected, actual, where):
             return
+        cfg = self.cfg
         props = node.properties if node is not None else None
         if props is not None and expected and compiled.compiles(cfg):
             scorer = compiled.scorer_for(
@@ -377,21 +377,9 @@ class Walk(LeafScoring, UnreadSides):
         spec: FieldSpec | None,
         depth: int,
     ) -> None:
+        """Two arrays walked element by element, paired as the array's alignment says."""
         cfg = self.cfg
-        if cfg.schema_driven and not expected and not actual:
-            self.out.fields.append(
-                FieldResult(
-                    where.path,
-                    MATCH,
-                    1.0,
-                    expected,
-                    actual,
-                    "",
-                    "both empty",
-                    where.field,
-                    where.actual,
-                )
-            )
+        if not expected and not actual and self._both_empty(expected, actual, where):
             return
         items = cfg.items_of(node, expected)
         by_score = cfg.array_mode == "similarity" or (
@@ -434,47 +422,28 @@ class Walk(LeafScoring, UnreadSides):
         depth: int,
     ) -> None:
         """The chosen pairs walked in order: a pair already walked for its score taken as
-        that walk found it, any other walked as :meth:`_element` walks it."""
+        that walk found it, any other walked as :meth:`node` walks it (two objects handed to
+        :meth:`obj` at once where node() would find and do just that: elements of an object
+        node, or of no node where no rule, schema or leaf depth can apply)."""
         cfg = self.cfg
         objects = (
             compiled.compiles(cfg)
             and items is not None
             and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE
         )
+        plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
         for i, j, _ in scored:
             found = walked.get((i, j))
             if found is None:
-                e, a = expected[i], actual[j]
-                if objects and type(e) is dict and type(a) is dict and e:
-                    # what node() finds and does for two objects of an object node
-                    self.obj(e, a, where.pair(i, j), items, depth + 1)
+                e, a, at = expected[i], actual[j], where.pair(i, j)
+                if type(e) is dict and type(a) is dict and (plain or (objects and e)):
+                    self.obj(e, a, at, items, depth + 1)
                 else:
-                    self._element(e, a, where.pair(i, j), items, depth + 1)
-            else:  # its walk is the one _element would do: take it as it is
+                    self.node(e, a, at, items, depth + 1)
+            else:  # its walk is the one node() would do: take it as it is
                 self.out.fields.extend(found.fields)
                 self.out.pairings.extend(found.pairings)
                 self.out.floors.extend(found.floors)
-
-    def _element(
-        self,
-        expected: JsonValue,
-        actual: JsonValue,
-        where: Where,
-        items: SchemaNode | None,
-        depth: int,
-    ) -> None:
-        cfg = self.cfg
-        if (
-            type(expected) is dict
-            and type(actual) is dict
-            and items is None
-            and not cfg.rules
-            and not cfg.schema_driven
-            and cfg.leaf_depth is None
-        ):
-            self.obj(expected, actual, where, None, depth)  # what node() would find and do
-        else:
-            self.node(expected, actual, where, items, depth)
 
     def _pair_walk(
         self,
@@ -485,7 +454,7 @@ class Walk(LeafScoring, UnreadSides):
         depth: int,
     ) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge and
-        budget), exactly as :meth:`_element` walks it once paired."""
+        budget), exactly as :meth:`_walk_pairs` walks it once paired."""
         if self.lone is None:
             self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
         sub = Walk(self.cfg, self.judge, self.budget, self.tally, lone=self.lone)

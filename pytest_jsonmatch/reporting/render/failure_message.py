@@ -21,8 +21,8 @@ from ...engine.results.field_results import (
     FieldResult,
     MatchResult,
 )
-from ..run_model.aggregate import violations_text
 from ..run_model.comparisons import trajectory_rows
+from .listing import violations_text
 from .tables import guarded
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.

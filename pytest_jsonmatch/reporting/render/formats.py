@@ -45,10 +45,7 @@ class Look(Slotted):
         columns: int = 100,
         spools: tuple[Spool[CaseDict], ComparisonSpool | None] | None = None,
     ) -> None:
-        self.verbose = verbose
-        self.color = color
-        self.columns = columns
-        self.spools = spools
+        self.verbose, self.color, self.columns, self.spools = verbose, color, columns, spools
 
 
 Writer = Callable[[IO[str], "Report", Look], None]
@@ -101,16 +98,9 @@ class ReportFormat(HashedSlotted):
         describe: str = "",
         write_runs: RunsWriter | None = None,
     ) -> None:
-        self.name = name
-        self.write = write
-        self.offered_by = offered_by
-        self.suffixes = suffixes
-        self.all_cases = all_cases
-        self.comparisons = comparisons
-        self.written_empty = written_empty
-        self.failure = failure
-        self.describe = describe
-        self.write_runs = write_runs
+        self.name, self.write, self.offered_by, self.suffixes = name, write, offered_by, suffixes
+        self.all_cases, self.comparisons, self.written_empty = all_cases, comparisons, written_empty
+        self.failure, self.describe, self.write_runs = failure, describe, write_runs
 
     @property
     def whole(self) -> bool:

@@ -22,7 +22,6 @@ from html import escape
 from typing import IO
 from urllib.parse import quote
 
-from ..run_model.aggregate import field_rows, never_scored_line, valid_share_text
 from ..run_model.report_types import (
     BaselineSectionDict,
     CaseDict,
@@ -33,14 +32,6 @@ from ..run_model.report_types import (
     RunInfo,
     RunsComparison,
     TargetsDict,
-)
-from ..verdicts.changes import (
-    change_text,
-    changed_cases,
-    field_changes,
-    interval_text,
-    p_text,
-    signed,
 )
 from ..verdicts.runs import (
     DISAGREEMENTS,
@@ -61,8 +52,10 @@ from ..verdicts.runs import (
     headline,
     runs_header,
 )
+from .baseline_tables import ChangedRow, baseline_fields, changed_rows, mean_change
 from .html_cases import write_case_data
 from .html_script import CASES_CSS, CASES_SCRIPT
+from .listing import field_rows, never_scored_line, valid_share_text
 from .runs_chart import difference_chart
 from .tables import page_text
 
@@ -356,7 +349,6 @@ def _fields_section(report: ReportHead) -> str:
 def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict) -> str:
     if not baseline:
         return ""
-    diff = baseline["difference"]
     lines = [
         f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"
@@ -366,47 +358,30 @@ def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict) -> str:
         lines.append(f"<p>{len(unscored)} not compared: they could not be scored.</p>")
     if baseline.get("paired"):
         lines.append(f"<p>{_e(baseline.get('paired', ''))}.</p>")
-    before, after = baseline["before"], baseline["after"]
-    if baseline["shared"] and before is not None and after is not None:
-        text = (
-            f"Mean change <strong>{change_text(before, after)}</strong> "
-            f"({_num(before)} → {_num(after)})"
-        )
-        if diff["low"] is not None:
-            interval = interval_text(before, after, diff["mean"], diff["low"], diff["high"])
-            text += f", 95% interval {interval}, " + (
-                f"smallest detectable drop {detectable:.4f}"
-                if (detectable := diff["detectable"]) is not None
-                else "too few cases to detect any drop"
-            )
+    mean = mean_change(baseline, ", ", "smallest detectable drop")
+    if mean is not None:
+        change, before, after, interval = mean
+        text = f"Mean change <strong>{change}</strong> ({_num(before)} → {_num(after)}){interval}"
         lines.append(
             f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "
             f"{baseline['fail_to_pass']} (exact McNemar p = "
             f"{baseline['mcnemar_p']:.4f}).</p>"
         )
-    blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
-    changed, hidden = changed_cases(baseline, gates, 50)
+    changed, hidden = changed_rows(baseline, gates, 50)
     if changed:
         rows = []
         for c in changed:
-            name = _e(c["case_id"])
-            link = (
-                f'<a href="#case={_e(quote(c["case_id"], safe=""))}" class="case-link">{name}</a>'
-            )
+            name = _e(c.case_id)
+            link = f'<a href="#case={_e(quote(c.case_id, safe=""))}" class="case-link">{name}</a>'
             gate = (
-                f'<span class="badge failed">failed: {_e(blocked[c["case_id"]])}</span>'
-                if c["case_id"] in blocked
-                else ""
+                "" if c.gate is None else f'<span class="badge failed">failed: {_e(c.gate)}</span>'
             )
-            rows.append(
-                f'<tr data-case="{name}"><td>{link}</td><td>{_num(c["before"])}</td>'
-                f"<td>{_num(c['after'])}</td><td>{change_text(c['before'], c['after'])}"
-                f"</td><td>{gate}</td></tr>"
-            )
+            cells = "".join(f"<td>{cell}</td>" for cell in [link, *c.figures, gate])
+            rows.append(f'<tr data-case="{name}">{cells}</tr>')
+        header = "".join(f"<th>{h}</th>" for h in ChangedRow.header("case", "gate"))
         lines.append(
-            '<table class="changed"><thead><tr><th>case</th><th>before</th><th>after</th>'
-            f"<th>change</th><th>gate</th></tr></thead><tbody>{''.join(rows)}</tbody>"
-            "</table>"
+            f'<table class="changed"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table>"
         )
         if hidden:
             lines.append(f'<p class="hint">{hidden} more changed cases in the JSON report.</p>')
@@ -416,40 +391,27 @@ def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict) -> str:
 
 def _field_changes(baseline: BaselineSectionDict, gates: GatesDict) -> str:
     """Each field before and after, on the numbers its gate uses (now - base = change)."""
-    rows, _ = field_changes(baseline, gates, None)
-    if not rows:
+    fields = baseline_fields(baseline, gates, None)
+    if not fields.rows:
         return ""
     grouped = len(baseline["groups"]) > 1
-    tested = sum(r.p is not None for r in rows)
-    header = [
-        "field",
-        *(["group"] if grouped else []),
-        "cases",
-        "base",
-        "now",
-        "change",
-        "95% interval",
-        "p",
-        "Holm p",
-    ]
+    header = fields.header(grouped)
     body = []
-    for r in rows:
+    for r in fields.rows:
+        figures = fields.cells(r)
+        # the figures sorted by: the count, and the scores and change as numbers
+        keys = [figures[0], repr(r.before), repr(r.after), repr(r.change)]
         cells = [
             f"<td>{_e(r.path)}</td>",
             *([f"<td>{_e(r.group)}</td>"] if grouped else []),
-            f'<td data-sort="{r.cases}">{r.cases}</td>',
-            f'<td data-sort="{r.before!r}">{_num(r.before)}</td>',
-            f'<td data-sort="{r.after!r}">{_num(r.after)}</td>',
-            f'<td data-sort="{r.change!r}">{signed(r.change)}</td>',
-            f"<td>{r.interval}</td>",
-            f"<td>{p_text(r.p)}</td>",
-            f"<td>{p_text(r.holm_p)}</td>",
+            *(f'<td data-sort="{key}">{cell}</td>' for key, cell in zip(keys, figures)),
+            *(f"<td>{cell}</td>" for cell in figures[len(keys) :]),
         ]
         body.append(f'<tr data-field="{_e(r.path)}">' + "".join(cells) + "</tr>")
     return (
         f'<h3>Fields against the baseline</h3><p class="hint">The mean of each field\'s '
         f"per-case scores over the shared cases that hold it; Holm's correction across "
-        f"{tested} rows.</p>"
+        f"{fields.tested} rows.</p>"
         '<table class="field-changes sortable"><thead><tr>'
         + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
         + "</tr></thead><tbody>"

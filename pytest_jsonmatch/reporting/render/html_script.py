@@ -78,7 +78,7 @@ CASES_SCRIPT = r"""
     }
     return a.length - b.length;
   }
-  function rank(c) {  // aggregate.case_order's ranks: unscored, failing, passing, xfail-marked
+  function rank(c) {  // listing.case_order's ranks: unscored, failing, passing, xfail-marked
     var s = S[c[1]];
     return s === "error" ? 0 : s === "failed" ? 1 : (s === "xfailed" || s === "xpassed") ? 3 : 2;
   }
@@ -95,7 +95,7 @@ CASES_SCRIPT = r"""
         return ((rank(x) === 3) - (rank(y) === 3)) || (y[3] - x[3]) || (rank(x) - rank(y)) ||
           cmpId(x[0], y[0]);
       });
-    } else {  // aggregate.case_order: unscored, then failing, then passing, each by mean
+    } else {  // listing.case_order: unscored, then failing, then passing, each by mean
       // score; xfail-marked last
       idx.sort(function (a, b) {
         var x = cases[a], y = cases[b];

@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 
 from ...engine.results.field_results import HALLUCINATION, MISMATCH, OMISSION
-from ..run_model.aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from ..run_model.report_types import (
     BaselineSectionDict,
     CaseDict,
@@ -24,14 +23,8 @@ from ..run_model.report_types import (
     TargetsDict,
 )
 from ..verdicts.changes import (
-    change_text,
-    changed_cases,
-    field_changes,
-    interval_text,
     metric_cells,
-    p_text,
     regressed_first,
-    signed,
 )
 from ..verdicts.runs import (
     DISAGREEMENTS,
@@ -44,6 +37,8 @@ from ..verdicts.runs import (
     headline,
     run_rows,
 )
+from .baseline_tables import ChangedRow, baseline_fields, changed_rows, mean_change
+from .listing import field_figures, field_rows, never_scored_line, valid_share_text, worst_first
 from .tables import page_text
 
 WORST_CASES = 10
@@ -305,7 +300,6 @@ def _baseline(
 ) -> list[str]:
     """The run against its baseline (``cases``: the cases the report lists, whose
     quarantined ones are counted apart: neither added nor removed)."""
-    diff = baseline["difference"]
     quarantined = sum("quarantine" in case for case in cases)
     lines = [
         f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
@@ -316,16 +310,10 @@ def _baseline(
         lines[0] += f" {len(baseline.get('unscored', []))} not compared: they could not be scored."
     if baseline.get("paired"):
         lines[0] += f" {escape(baseline.get('paired', ''))}."
-    before, after = baseline["before"], baseline["after"]
-    if baseline["shared"] and before is not None and after is not None:
-        text = f"Mean change **{change_text(before, after)}** ({before:.4f} -> {after:.4f})"
-        if diff["low"] is not None:
-            interval = interval_text(before, after, diff["mean"], diff["low"], diff["high"])
-            text += f", 95% interval {interval}; " + (
-                f"the smallest drop this run could detect is {detectable:.4f}"
-                if (detectable := diff["detectable"]) is not None
-                else "too few cases to detect any drop"
-            )
+    mean = mean_change(baseline, "; ", "the smallest drop this run could detect is")
+    if mean is not None:
+        change, before, after, interval = mean
+        text = f"Mean change **{change}** ({before:.4f} -> {after:.4f}){interval}"
         lines += [
             "",
             text + ".",
@@ -341,80 +329,43 @@ def _baseline(
 def _changed_cases(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
     """The table of the cases whose score changed against the baseline, with the gate each
     failed (the worst only, unless ``full``)."""
-    lines: list[str] = []
-    blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
-    changed, hidden = changed_cases(baseline, gates, None if full else WORST_CASES)
-    if changed:
-        lines += [
-            "",
-            *_table(
-                ["case", "before", "after", "change", "gate"],
-                [
-                    [
-                        escape(c["case_id"]),
-                        f"{c['before']:.4f}",
-                        f"{c['after']:.4f}",
-                        change_text(c["before"], c["after"]),
-                        f"failed: {escape(blocked[c['case_id']])}"
-                        if c["case_id"] in blocked
-                        else "",
-                    ]
-                    for c in changed
-                ],
-                "lrrrl",
-            ),
-        ]
-        if hidden:
-            lines.append(f"\n{hidden} more changed cases in the JSON report.")
+    changed, hidden = changed_rows(baseline, gates, None if full else WORST_CASES)
+    if not changed:
+        return []
+    rows = [
+        [escape(c.case_id), *c.figures, "" if c.gate is None else f"failed: {escape(c.gate)}"]
+        for c in changed
+    ]
+    lines = ["", *_table(ChangedRow.header("case", "gate"), rows, "lrrrl")]
+    if hidden:
+        lines.append(f"\n{hidden} more changed cases in the JSON report.")
     return lines
 
 
 def _field_changes(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
     """The table of each field's mean score against the baseline, with its interval and
     p-values (the most changed only, unless ``full``)."""
-    lines: list[str] = []
-    rows, hidden = field_changes(baseline, gates, None if full else FIELD_ROWS)
-    if rows:
-        grouped = len(baseline["groups"]) > 1
-        tested = sum(r.p is not None for r in field_changes(baseline, gates, None)[0])
-        lines += [
-            "",
-            f"Fields against the baseline: the mean of each field's per-case scores "
-            f"over the shared cases that hold it (Holm's correction across {tested} "
-            f"rows).",
-            "",
-        ]
-        header = [
-            "field",
-            *(["group"] if grouped else []),
-            "cases",
-            "base",
-            "now",
-            "change",
-            "95% interval",
-            "p",
-            "Holm p",
-        ]
-        lines += _table(
-            header,
-            [
-                [
-                    escape(r.path),
-                    *([escape(r.group)] if grouped else []),
-                    str(r.cases),
-                    f"{r.before:.4f}",
-                    f"{r.after:.4f}",
-                    signed(r.change),
-                    r.interval,
-                    p_text(r.p),
-                    p_text(r.holm_p),
-                ]
-                for r in rows
-            ],
-            "l" + ("l" if grouped else "") + "rrrrrrr",
-        )
-        if hidden:
-            lines.append(f"\n{hidden} more fields in the JSON report.")
+    fields = baseline_fields(baseline, gates, None if full else FIELD_ROWS)
+    if not fields.rows:
+        return []
+    grouped = len(baseline["groups"]) > 1
+    lines = [
+        "",
+        f"Fields against the baseline: the mean of each field's per-case scores "
+        f"over the shared cases that hold it (Holm's correction across {fields.tested} "
+        f"rows).",
+        "",
+    ]
+    lines += _table(
+        fields.header(grouped),
+        [
+            [escape(r.path), *([escape(r.group)] if grouped else []), *fields.cells(r)]
+            for r in fields.rows
+        ],
+        "l" + ("l" if grouped else "") + "rrrrrrr",
+    )
+    if fields.hidden:
+        lines.append(f"\n{fields.hidden} more fields in the JSON report.")
     return lines
 
 
@@ -429,18 +380,7 @@ def _fields(
     judged = any(agg.get("batch_error") for _, agg in worst)  # a judge left some undecided
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
     header += ["not judged"] if judged else []
-    rows = [
-        [
-            escape(path),
-            f"{agg['mean_score']:.4f}",
-            str(agg["match"]),
-            str(agg["mismatch"]),
-            str(agg["omission"]),
-            str(agg["hallucination"]),
-            *([str(agg.get("batch_error", 0))] if judged else []),
-        ]
-        for path, agg in shown
-    ]
+    rows = [[escape(path), *field_figures(agg, judged)] for path, agg in shown]
     lines = _table(header, rows) if rows else []
     if len(worst) > len(shown):
         lines.append(f"\n{len(worst) - len(shown)} more fields in the JSON report.")

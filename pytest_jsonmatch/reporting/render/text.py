@@ -10,23 +10,19 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from ..run_model.aggregate import (
+from ..run_model.comparisons import NOT_RECORDED
+from ..verdicts.changes import (
+    metric_cells,
+    regressed_first,
+)
+from .baseline_tables import ChangedRow, baseline_fields, changed_rows, mean_change
+from .listing import (
+    field_figures,
     field_rows,
     never_scored_line,
     valid_share_text,
     violations_text,
     worst_first,
-)
-from ..run_model.comparisons import NOT_RECORDED
-from ..verdicts.changes import (
-    change_text,
-    changed_cases,
-    field_changes,
-    interval_text,
-    metric_cells,
-    p_text,
-    regressed_first,
-    signed,
 )
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
@@ -214,17 +210,7 @@ def _field_lines(
     rows = [["field", "score", "match", "mismatch", "omission", "halluc."]]
     rows[0] += ["not judged"] if judged else []
     for path, agg in shown:
-        rows.append(
-            [
-                escape_controls(path),
-                f"{agg['mean_score']:.4f}",
-                str(agg["match"]),
-                str(agg["mismatch"]),
-                str(agg["omission"]),
-                str(agg["hallucination"]),
-                *([str(agg.get("batch_error", 0))] if judged else []),
-            ]
-        )
+        rows.append([escape_controls(path), *field_figures(agg, judged)])
     lines = table(rows, width) if shown else []
     if len(worst) > len(shown):
         more = len(worst) - len(shown)
@@ -405,7 +391,6 @@ def _baseline_lines(
 ) -> list[str]:
     """The run against its baseline (``quarantined``: this run's quarantined cases, neither
     added nor removed, and not compared: the gates' warnings name each)."""
-    diff = baseline["difference"]
     unscored = len(baseline.get("unscored", []))
     lines = [""] + wrap(
         f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
@@ -417,35 +402,20 @@ def _baseline_lines(
     )
     if baseline.get("paired"):
         lines += wrap(f"  {escape_controls(baseline.get('paired', ''))}", width)
-    before, after = baseline["before"], baseline["after"]
-    if baseline["shared"] and before is not None and after is not None:
-        change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
-        low, high = diff["low"], diff["high"]
-        if low is not None and high is not None:
-            interval = interval_text(before, after, diff["mean"], low, high)
-            change += f", 95% interval {interval}, " + (
-                f"detectable drop {detectable:.4f}"
-                if (detectable := diff["detectable"]) is not None
-                else "too few cases to detect any drop"
-            )
-        lines += wrap(change, width)
+    mean = mean_change(baseline, ", ", "detectable drop")
+    if mean is not None:
+        change, before, after, interval = mean
+        lines += wrap(f"  mean change {change} ({before:.4f} -> {after:.4f}){interval}", width)
         lines += wrap(
             f"  pass -> fail {baseline['pass_to_fail']}, fail -> pass "
             f"{baseline['fail_to_pass']} (McNemar p = {baseline['mcnemar_p']:.4f})",
             width,
         )
-    blocked = {b["case_id"] for b in gates.get("blocked", [])}
-    shown, hidden = changed_cases(baseline, gates, None if verbose > 0 else CHANGED_ROWS)
+    shown, hidden = changed_rows(baseline, gates, None if verbose > 0 else CHANGED_ROWS)
     if shown:
-        rows = [("changed most", "before", "after", "change", "")]
+        rows = [ChangedRow.header("changed most", "")]
         rows += [
-            (
-                escape_controls(c["case_id"]),
-                f"{c['before']:.4f}",
-                f"{c['after']:.4f}",
-                change_text(c["before"], c["after"]),
-                "gate failed" if c["case_id"] in blocked else "",
-            )
+            [escape_controls(c.case_id), *c.figures, "" if c.gate is None else "gate failed"]
             for c in shown
         ]
         lines.extend(table(rows, width, indent="  "))
@@ -469,10 +439,11 @@ def _field_change_lines(
     """Each field against the baseline, on the numbers its gate uses: the mean of its
     per-case scores over the shared cases that hold it, then and now; now - base = change.
     One table per group of the run's field tables, when there are several."""
-    rows, hidden = field_changes(baseline, gates, None if verbose > 0 else FIELD_ROWS)
+    limit = None if verbose > 0 else FIELD_ROWS
+    fields = baseline_fields(baseline, gates, limit)
+    rows, hidden, tested = fields.rows, fields.hidden, fields.tested
     if not rows:
         return []
-    tested = sum(r.p is not None for r in field_changes(baseline, gates, None)[0])
     lines = [
         "",
         fit(
@@ -485,20 +456,9 @@ def _field_change_lines(
     for group in groups:
         if len(baseline["groups"]) > 1:
             lines.append(fit(f"  {group_by} {escape_controls(group)}", width))
-        table_rows = [["field", "cases", "base", "now", "change", "95% interval", "p", "Holm p"]]
+        table_rows = [fields.header(False)]
         table_rows += [
-            [
-                escape_controls(r.path),
-                str(r.cases),
-                f"{r.before:.4f}",
-                f"{r.after:.4f}",
-                signed(r.change),
-                r.interval,
-                p_text(r.p),
-                p_text(r.holm_p),
-            ]
-            for r in rows
-            if r.group == group
+            [escape_controls(r.path), *fields.cells(r)] for r in rows if r.group == group
         ]
         # paths are never cut nor set apart: where they do not fit whole beside every figure,
         # the changes, then their intervals and p-values

@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from .report_types import (
         CaseDict,
         CaseResultDict,
-        FieldAggregateDict,
         MetricTallyDict,
         ValidShareDict,
     )
@@ -104,30 +103,6 @@ class CaseResult(HashedSlotted):
         "quarantine",
     )
 
-    case_id: str
-    metric: str
-    threshold: float
-    status: Status
-    runs: int
-    mean: float
-    low: float
-    high: float
-    passed_runs: int
-    precision: float
-    recall: float
-    f1: float
-    file: str
-    line: int | None
-    error: str
-    truncated: int  # runs whose answer was cut off and scored closed (partial credit)
-    checked: int  # runs whose answer was checked against a schema
-    valid: int  # of them, the valid ones
-    # the places (field path, keyword) each invalid run broke, each once per run
-    violated: tuple[tuple[str, str], ...]
-    target: str  # the named target whose outputs the runs scored
-    undecided: int  # runs the judge left undecided (each an error: see undecided_verdicts.py)
-    quarantine: tuple[str, str] | None  # (reason, until): quarantined, it gates nothing
-
     def __init__(
         self,
         case_id: str,
@@ -145,36 +120,22 @@ class CaseResult(HashedSlotted):
         file: str,
         line: int | None,
         error: str,
-        truncated: int = 0,
-        checked: int = 0,
-        valid: int = 0,
+        truncated: int = 0,  # runs whose answer was cut off and scored closed (partial credit)
+        checked: int = 0,  # runs whose answer was checked against a schema
+        valid: int = 0,  # of them, the valid ones
+        # the places (field path, keyword) each invalid run broke, each once per run
         violated: tuple[tuple[str, str], ...] = (),
-        target: str = "",
-        undecided: int = 0,
-        quarantine: tuple[str, str] | None = None,
+        target: str = "",  # the named target whose outputs the runs scored
+        undecided: int = 0,  # runs the judge left undecided (each an error: undecided_verdicts.py)
+        quarantine: tuple[str, str] | None = None,  # (reason, until): quarantined, it gates nothing
     ) -> None:
-        self.case_id = case_id
-        self.metric = metric
-        self.threshold = threshold
-        self.status = status
-        self.runs = runs
-        self.mean = mean
-        self.low = low
-        self.high = high
-        self.passed_runs = passed_runs
-        self.precision = precision
-        self.recall = recall
-        self.f1 = f1
-        self.file = file
-        self.line = line
-        self.error = error
+        self.case_id, self.metric, self.threshold, self.status = case_id, metric, threshold, status
+        self.runs, self.mean, self.low, self.high = runs, mean, low, high
+        self.passed_runs, self.precision, self.recall, self.f1 = passed_runs, precision, recall, f1
+        self.file, self.line, self.error = file, line, error
         self.truncated = truncated
-        self.checked = checked
-        self.valid = valid
-        self.violated = violated
-        self.target = target
-        self.undecided = undecided
-        self.quarantine = quarantine
+        self.checked, self.valid, self.violated = checked, valid, violated
+        self.target, self.undecided, self.quarantine = target, undecided, quarantine
 
     @property
     def counted(self) -> bool:
@@ -442,16 +403,11 @@ class MetricTally(Slotted):
         undecided: int = 0,
         undecided_why: str = "",
     ) -> None:
-        self.cases = cases
-        self.passed = passed
-        self.failed = failed
-        self.errors = errors
+        self.cases, self.passed, self.failed, self.errors = cases, passed, failed, errors
         self.sums = {k: ExactSum() for k in _MEANS} if sums is None else sums
-        self.checked = checked
-        self.valid = valid
+        self.checked, self.valid = checked, valid
         self.violated = {} if violated is None else violated
-        self.undecided = undecided
-        self.undecided_why = undecided_why
+        self.undecided, self.undecided_why = undecided, undecided_why
 
     def add(self, case: CaseResult) -> None:
         self.add_all((case,))
@@ -572,14 +528,9 @@ class Summary(Slotted):
         xfailed: int,
         xpassed: int,
     ) -> None:
-        self.cases = cases
-        self.metrics = metrics
-        self.fields = fields
-        self.groups = groups
-        self.group_by = group_by
-        self.overall = overall
-        self.xfailed = xfailed
-        self.xpassed = xpassed
+        self.cases, self.metrics = cases, metrics
+        self.fields, self.groups, self.group_by = fields, groups, group_by
+        self.overall, self.xfailed, self.xpassed = overall, xfailed, xpassed
 
     @property
     def count(self) -> int:
@@ -865,99 +816,6 @@ def group_key(case: Grouped, group_by: str) -> str:
 def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldAggregate]]:
     """Field aggregates, lowest mean score first, then by path."""
     return sorted(fields.items(), key=lambda kv: (kv[1].mean_score, kv[0]))
-
-
-# -- what the renderings list, and in which order (they read the JSON report) ---------------
-
-_SCORED_STATUSES = ("match", "mismatch", "omission", "hallucination")
-
-
-def case_order(case: CaseDict) -> tuple[int, float, str]:
-    """Where a case of a report comes in a list worst first: the cases that could not be
-    scored (counted as 0) first, then the failing cases by mean score, lowest first, then the
-    passing ones likewise (a passing case at 0.67 after a failing one at 0.86: its threshold
-    is lower), then the xfail-marked ones (counted apart); ties by case id."""
-    status = case["status"]
-    rank = _CASE_RANKS.get(status, 2)
-    return rank, case["mean_score"], case["case_id"]
-
-
-# the ranks of case_order: unscored, failing, passing (any other status), expected to fail
-_CASE_RANKS: dict[str, int] = {ERROR: 0, FAILED: 1, **dict.fromkeys(EXPECTED_TO_FAIL, 3)}
-
-
-def worst_first(cases: Iterable[CaseDict]) -> list[CaseDict]:
-    """A report's cases in :func:`case_order`."""
-    return sorted(cases, key=case_order)
-
-
-def never_scored(aggregate: FieldAggregateDict) -> bool:
-    """Whether a field of a report was never scored: no match, mismatch, omission or
-    hallucination anywhere (ignored or skipped wherever it occurred, or never scored by a
-    batch comparator). Its ``mean_score`` of 1.0 is no score: renderings leave it out."""
-    return not any(aggregate.get(status, 0) for status in _SCORED_STATUSES)
-
-
-def field_rows(
-    fields: Mapping[str, FieldAggregateDict],
-) -> tuple[list[tuple[str, FieldAggregateDict]], list[str]]:
-    """A report's field table: (the scored fields, lowest mean score first, then by path;
-    the paths of the fields never scored, sorted)."""
-    scored = sorted(
-        ((path, agg) for path, agg in fields.items() if not never_scored(agg)),
-        key=lambda kv: (kv[1]["mean_score"], kv[0]),
-    )
-    return scored, sorted(path for path, agg in fields.items() if never_scored(agg))
-
-
-def never_scored_line(
-    paths: Sequence[str], escape: Callable[[str], str] = str, limit: int | None = None
-) -> str:
-    """``2 fields never scored: id, meta.source``, each path through ``escape``, the first
-    ``limit`` named and then how many more; "" for none."""
-    if not paths:
-        return ""
-    shown = paths if limit is None else paths[:limit]
-    more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
-    return (
-        f"{len(paths)} field{'' if len(paths) == 1 else 's'} never scored: "
-        f"{', '.join(escape(p) for p in shown)}{more}"
-    )
-
-
-def valid_share_text(
-    share: ValidShareDict, escape: Callable[[str], str] = str, limit: int = 3
-) -> str:
-    """``93 of 100 answers valid (0.9300); broken most: items[].qty minimum (5 answers)``:
-    a metric's conformance as every rendering words it (paths through ``escape``)."""
-    text = (
-        f"{share['valid']} of {share['checked']} answer{'' if share['checked'] == 1 else 's'} "
-        f"valid ({share['share']:.4f})"
-    )
-    most = share["violated"][:limit]
-    if most:
-        text += "; broken most: " + ", ".join(
-            f"{escape(v['field_path'])} {escape(v['keyword'])} ({v['answers']} "
-            f"answer{'' if v['answers'] == 1 else 's'})"
-            for v in most
-        )
-    return text
-
-
-def violations_text(
-    places: Sequence[tuple[str, str]],
-    total: int,
-    escape: Callable[[str], str] = str,
-    limit: int = 5,
-) -> str:
-    """``answer breaks its schema (2 violations): items[0].qty minimum, total type``, or
-    ``answer valid against its schema``: one answer's conformance as every rendering words
-    it, the first ``limit`` (path, keyword) places named."""
-    if not total:
-        return "answer valid against its schema"
-    named = ", ".join(f"{escape(path)} {escape(keyword)}" for path, keyword in places[:limit])
-    more = f" and {total - min(len(places), limit)} more" if total > min(len(places), limit) else ""
-    return f"answer breaks its schema ({total} violation{'' if total == 1 else 's'}): {named}{more}"
 
 
 def case_dict(case: CaseResult, group_by: str) -> CaseDict:

@@ -197,10 +197,8 @@ class _Head(Slotted):
         keys: tuple[str, ...],
         cuts: tuple[str, ...],
     ) -> None:
-        self.start = start
-        self.score = score
-        self.keys = keys
-        self.cuts = cuts
+        self.start, self.score = start, score
+        self.keys, self.cuts = keys, cuts
 
 
 def _rules_problem(rules: Sequence[object]) -> str:

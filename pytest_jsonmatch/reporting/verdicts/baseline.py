@@ -237,7 +237,7 @@ def refuse_not_a_number(name: str) -> NoReturn:
 def read_report_text(path: str, what: str = "baseline") -> str:
     """A saved report's text (``what`` names its use in errors): a regular file of bounded
     size (a FIFO or a device would block or never end), UTF-8."""
-    return read_regular_text(path, what, BaselineError, MAX_BASELINE_BYTES)
+    return read_regular_text(path, what, BaselineError, limit=MAX_BASELINE_BYTES)
 
 
 @dataclass(frozen=True)

@@ -112,16 +112,10 @@ class FieldChange(Slotted):
         p: float | None,
         holm_p: float | None,
     ) -> None:
-        self.group = group
-        self.path = path
-        self.cases = cases
-        self.before = before
-        self.after = after
-        self.mean = mean
-        self.low = low
-        self.high = high
-        self.p = p
-        self.holm_p = holm_p
+        self.group, self.path, self.cases = group, path, cases
+        self.before, self.after = before, after
+        self.mean, self.low, self.high = mean, low, high
+        self.p, self.holm_p = p, holm_p
 
     @property
     def change(self) -> float:

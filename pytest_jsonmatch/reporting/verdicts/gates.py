@@ -1,6 +1,6 @@
-"""The gates a run must pass, and their settings: an overall floor, per-field floors (each
+"""What the gates say of a run (``decision_of``): an overall floor, per-field floors (each
 held in its group's table), a largest drop against a baseline, and no case that got clearly
-worse.
+worse. Their settings are gate_settings.py's (its names are taken from here too).
 
 Against a baseline there are two rules, side by side. **Per case**: a shared case whose
 score dropped by more than ``max_case_drop`` (default: ``max_drop``) fails the run whatever
@@ -17,14 +17,20 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...engine.core.errors import ConfigError, shown
-from ...engine.core.numbers import whole_number
-from ...engine.core.paths import PathPattern, key_segment, nearest_paths, path_tokens
-from ...engine.core.slotted import HashedSlotted, Slotted
-from .gate_specs import GATE_MODES, GATES, GateSpec
+from ...engine.core.paths import nearest_paths
+from ...engine.core.slotted import Slotted
+from .gate_settings import Floor
+
+# the settings, which the command line and the session take from here with the decision
+from .gate_settings import GateSettings as GateSettings
+from .gate_settings import gate_names as gate_names
+from .gate_settings import gate_settings as gate_settings
+from .gate_settings import parse_floors as parse_floors
+from .gate_settings import parse_score as parse_score
+from .gate_settings import with_fields as with_fields
 
 if TYPE_CHECKING:  # the settings load with the session; what judges them, once it judges
     from ...engine.results.field_results import FieldAggregate
@@ -39,273 +45,6 @@ if TYPE_CHECKING:  # the settings load with the session; what judges them, once 
 # gate passed would be those of the few cases that could be scored, or of zeros alike on both
 # sides of a baseline. Above it every gate the run would have passed is a failure.
 MAX_UNSCORED = 0.25
-
-
-class Floor(HashedSlotted):
-    """A field floor: every field path the pattern matches, in every table (or in the one
-    table ``group`` names: a metric, a file or a folder, as the run groups its fields), must
-    average at least ``score``."""
-
-    __slots__ = (
-        "pattern",
-        "score",
-        "group",
-    )
-
-    pattern: str
-    score: float
-    group: str | None
-
-    def __init__(
-        self,
-        pattern: str,
-        score: float,
-        group: str | None = None,
-    ) -> None:
-        self.pattern = pattern
-        self.score = score
-        self.group = group
-
-    def matches(self, field_path: str) -> bool:
-        return _pattern(self.pattern).matches(_as_instance_path(field_path))
-
-    @property
-    def text(self) -> str:
-        """The floor as it was written (without its score)."""
-        return self.pattern if self.group is None else f"{self.group}:{self.pattern}"
-
-
-class GateNames(HashedSlotted):
-    """What each gate setting is called where the decision is read (an ini setting of the
-    plugin, a flag of the command line): a message names the setting its reader can change.
-    The caller that reads the settings gives them; this module knows no spelling."""
-
-    __slots__ = (
-        "fail_under",
-        "floors",
-        "max_drop",
-        "max_case_drop",
-        "allow_regressions",
-        "strict",
-        "min_valid",
-        "pass_k",
-        "min_pass_hat_k",
-        "min_pass_at_k",
-        "max_pass_drop",
-        "judge_ac1",
-        "judge_kappa",
-        "judge_false_accept",
-        "judge_position",
-        "strict_mode",
-    )
-
-    fail_under: str
-    floors: str
-    max_drop: str
-    max_case_drop: str
-    allow_regressions: str
-    strict: str  # the setting written as it turns the strict rule on (``--strict``)
-    min_valid: str
-    pass_k: str
-    min_pass_hat_k: str
-    min_pass_at_k: str
-    max_pass_drop: str
-    judge_ac1: str
-    judge_kappa: str
-    judge_false_accept: str
-    judge_position: str
-    # the mean's strict rule as its reader turns it on (``'strict' in jsonmatch_gates``,
-    # ``--gate strict``): a drop the statistical rule passes names it
-    strict_mode: str
-
-    def __init__(
-        self,
-        fail_under: str,
-        floors: str,
-        max_drop: str,
-        max_case_drop: str,
-        allow_regressions: str,
-        strict: str,
-        min_valid: str = "min_valid",
-        pass_k: str = "pass_k",
-        min_pass_hat_k: str = "min_pass_hat_k",
-        min_pass_at_k: str = "min_pass_at_k",
-        max_pass_drop: str = "max_pass_drop",
-        judge_ac1: str = "judge_ac1",
-        judge_kappa: str = "judge_kappa",
-        judge_false_accept: str = "judge_false_accept",
-        judge_position: str = "judge_position",
-        strict_mode: str = "mode strict",
-    ) -> None:
-        self.fail_under = fail_under
-        self.floors = floors
-        self.max_drop = max_drop
-        self.max_case_drop = max_case_drop
-        self.allow_regressions = allow_regressions
-        self.strict = strict
-        self.min_valid = min_valid
-        self.pass_k = pass_k
-        self.min_pass_hat_k = min_pass_hat_k
-        self.min_pass_at_k = min_pass_at_k
-        self.max_pass_drop = max_pass_drop
-        self.judge_ac1 = judge_ac1
-        self.judge_kappa = judge_kappa
-        self.judge_false_accept = judge_false_accept
-        self.judge_position = judge_position
-        self.strict_mode = strict_mode
-
-
-_NAMED = tuple(spec for spec in GATES if spec.field in GateNames._fields)
-
-
-_MODE = next(spec for spec in GATES if spec.field == "mode")
-
-
-def gate_names(name: Callable[[GateSpec], str], strict_mode: str = "") -> GateNames:
-    """The names of the gates (gate_specs.py), each as ``name`` spells it; the strict rule
-    of the mean as ``strict_mode`` (empty: the mode's name, then ``strict``)."""
-    return GateNames(
-        **{spec.field: name(spec) for spec in _NAMED},
-        strict_mode=strict_mode or f"{name(_MODE)} strict",
-    )
-
-
-# The names of a caller that gives none (a library user): the rules' own names, no spelling of
-# a setting; the plugin and the command line each give theirs.
-RULE_NAMES = gate_names(lambda spec: spec.rule or spec.field)
-
-
-class GateSettings(HashedSlotted):
-    """The gates a run is held to, as its reader (the plugin's settings, the command
-    line's flags) gave them; None or 0 where a gate is off."""
-
-    __slots__ = (
-        "fail_under",
-        "floors",
-        "max_drop",
-        "mode",
-        "strict",
-        "max_case_drop",
-        "allow_regressions",
-        "min_valid",
-        "pass_k",
-        "min_pass_hat_k",
-        "min_pass_at_k",
-        "max_pass_drop",
-        "judge_ac1",
-        "judge_kappa",
-        "judge_false_accept",
-        "judge_position",
-        "names",
-        "part_of_suite",
-    )
-
-    fail_under: float | None
-    floors: tuple[Floor, ...]
-    max_drop: float
-    mode: str
-    strict: bool  # a floor that matches no field fails the run
-    # against a baseline: a shared case whose score dropped by more than this fails the run
-    # (None: max_drop), unless at most ``allow_regressions`` cases did
-    max_case_drop: float | None
-    allow_regressions: int
-    # per metric: the least share of answers valid against their schema (None: no floor)
-    min_valid: float | None
-    # repeated cases (reliability.py): k (None or 0: the fewest runs of a repeated case), the
-    # floors of pass^k and pass@k over the run, their largest drop against a baseline
-    pass_k: int | None
-    min_pass_hat_k: float | None
-    min_pass_at_k: float | None
-    max_pass_drop: float | None
-    # the judge's calibration (calibration_gates.py): floors on the lower bound of AC1, of
-    # kappa and of position consistency, a ceiling on the false-accept rate's upper bound
-    judge_ac1: float | None
-    judge_kappa: float | None
-    judge_false_accept: float | None
-    judge_position: float | None
-    names: GateNames
-    # why the run holds part of the suite (``-k``, a file named): a floor that matches none of
-    # its fields is skipped and named, never failed (empty: the run is the whole suite)
-    part_of_suite: str
-
-    def __init__(
-        self,
-        *,
-        fail_under: float | None = None,
-        floors: tuple[Floor, ...] = (),
-        max_drop: float = 0.0,
-        mode: str = "statistical",
-        strict: bool = False,
-        max_case_drop: float | None = None,
-        allow_regressions: int = 0,
-        min_valid: float | None = None,
-        pass_k: int | None = None,
-        min_pass_hat_k: float | None = None,
-        min_pass_at_k: float | None = None,
-        max_pass_drop: float | None = None,
-        judge_ac1: float | None = None,
-        judge_kappa: float | None = None,
-        judge_false_accept: float | None = None,
-        judge_position: float | None = None,
-        names: GateNames = RULE_NAMES,
-        part_of_suite: str = "",
-    ) -> None:
-        self.fail_under = fail_under
-        self.floors = floors
-        self.max_drop = max_drop
-        self.mode = mode
-        self.strict = strict
-        self.max_case_drop = max_case_drop
-        self.allow_regressions = allow_regressions
-        self.min_valid = min_valid
-        self.pass_k = pass_k
-        self.min_pass_hat_k = min_pass_hat_k
-        self.min_pass_at_k = min_pass_at_k
-        self.max_pass_drop = max_pass_drop
-        self.judge_ac1 = judge_ac1
-        self.judge_kappa = judge_kappa
-        self.judge_false_accept = judge_false_accept
-        self.judge_position = judge_position
-        self.names = names
-        self.part_of_suite = part_of_suite
-
-    @property
-    def holds_cases(self) -> bool:
-        """Whether a gate given holds the run's counted cases, without a baseline: the overall
-        floor, the valid share, field floors, the floors of pass^k and pass@k."""
-        return bool(self.floors) or any(
-            floor is not None
-            for floor in (self.fail_under, self.min_valid, self.min_pass_hat_k, self.min_pass_at_k)
-        )
-
-    @property
-    def holds_judge(self) -> bool:
-        """Whether a gate given holds the judge's calibration (calibration_gates.py)."""
-        return any(
-            floor is not None
-            for floor in (
-                self.judge_ac1,
-                self.judge_kappa,
-                self.judge_false_accept,
-                self.judge_position,
-            )
-        )
-
-    @property
-    def holds_run(self) -> bool:
-        """Whether a gate given holds a run without a baseline, whatever cases it ran: one
-        holding its counted cases, or the judge's calibration."""
-        return self.holds_cases or self.holds_judge
-
-    @property
-    def case_drop_limit(self) -> float:
-        return self.max_drop if self.max_case_drop is None else self.max_case_drop
-
-
-def with_fields(settings: GateSettings, values: Mapping[str, object]) -> GateSettings:
-    """``settings`` with each field ``values`` names (a gate spec's ``field``) set to its
-    value, read by that spec's kind (fields named at run time, by gate_specs.py)."""
-    return settings.replace(**values)
 
 
 class GateDecision(Slotted):
@@ -374,175 +113,6 @@ class GateDecision(Slotted):
         return out
 
 
-# -- reading settings --------------------------------------------------------------------------
-
-
-def _max_drop(texts: Sequence[str], names: GateNames) -> tuple[float, str]:
-    """``max_drop`` and its mode from its texts (``D [statistical|strict]``), a later text's
-    words overriding an earlier one's."""
-    drop, mode = 0.0, "statistical"
-    for text in texts:
-        for word in text.replace(",", " ").split():
-            if word in GATE_MODES:
-                mode = word
-            else:
-                drop = parse_score(word, names.max_drop)
-    return drop, mode
-
-
-def _max_case_drop(parts: Sequence[tuple[str, str]], names: GateNames) -> tuple[float | None, int]:
-    """``max_case_drop`` (None: not given) and its ``allow=N`` from its (text, name) parts, a
-    later part's words overriding an earlier one's; ConfigError naming the part."""
-    case_drop: float | None = None
-    allow = 0
-    for text, what in parts:
-        words = text.replace(",", " ").split()
-        for word in words:
-            if word.startswith("allow="):
-                allow = whole_number(word[len("allow=") :], f"{what}: allow", 0, 10**9, "of cases ")
-        drops = [w for w in words if not w.startswith("allow=")]
-        if len(drops) > 1:
-            raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
-        if drops:
-            case_drop = parse_score(drops[0], names.max_case_drop)
-    return case_drop, allow
-
-
-def gate_settings(
-    *,
-    floor_lines: Sequence[str],
-    prefix: str,
-    gate_prefix: str | None = None,
-    texts: Mapping[str, str] | None = None,
-    fail_under: str = "",
-    min_valid: str = "",
-    drop_parts: Sequence[tuple[str, str]] = (),
-    case_parts: Sequence[tuple[str, str]] = (),
-) -> GateSettings:
-    """The gates from their settings' text: the lines of ``field_floors`` (a line ``strict``
-    among them) and ``texts``, each recorded gate's text by its key (gate_specs.py; as
-    run.settings holds it: ``max_drop`` ``D [statistical|strict]``, ``max_case_drop`` ``D
-    [allow=N]``). ``fail_under``, ``min_valid`` and the (text, name) parts of ``max_drop`` and
-    ``max_case_drop`` may be given one by one instead, a later part's words overriding an
-    earlier one's (a flag's over the ini's). Every message names the ini setting (``prefix``
-    + name; ``gate_prefix`` + name for the keys of one setting, jsonmatch_gates), the name the
-    verdict and the docs use. ConfigError naming it."""
-    gp = prefix if gate_prefix is None else gate_prefix
-    # (the mode is a word of the gates' setting: ``max_drop=0.02 strict``)
-    strict_mode = f"'strict' in {gate_prefix.strip()}" if gate_prefix is not None else ""
-    names = gate_names(lambda spec: spec.setting_name(prefix, gp), strict_mode)
-    given = {
-        **(texts or {}),
-        **{k: v for k, v in (("fail_under", fail_under), ("min_valid", min_valid)) if v},
-    }
-    strict = any(line.strip() == "strict" for line in floor_lines)
-    floors = parse_floors([line for line in floor_lines if line.strip() != "strict"], names.floors)
-    drop, mode = _max_drop([given.get("max_drop", ""), *(text for text, _ in drop_parts)], names)
-    case_drop, allow = _max_case_drop(
-        [(given.get("max_case_drop", ""), names.max_case_drop), *case_parts], names
-    )
-    settings = GateSettings(
-        floors=floors,
-        max_drop=drop,
-        mode=mode,
-        strict=strict,
-        max_case_drop=case_drop,
-        allow_regressions=allow,
-        names=names,
-    )
-    # every other recorded gate is one value, read by its kind (gate_specs.py)
-    values = {
-        spec.field: _value(spec, given.get(spec.key, ""), spec.setting_name(prefix, gp))
-        for spec in _PLAIN
-    }
-    return with_fields(settings, values)
-
-
-_PLAIN = tuple(s for s in GATES if s.recorded and s.key not in {t.within for t in GATES})
-
-
-def _value(spec: GateSpec, text: str, what: str) -> float | int | None:
-    """One plain gate's value from its text (empty: its default)."""
-    if not text.strip():
-        default = spec.default
-        return default if isinstance(default, (int, float)) and default is not True else None
-    if spec.value == "cases":
-        return whole_number(text, what, 0, 10**9, "of cases ")
-    return parse_score(text, what)
-
-
-def parse_score(value: str | float | None, what: str) -> float:
-    """A number in [0, 1] from a flag, an ini line or a call, or ConfigError naming ``what``."""
-    if value is None or isinstance(value, bool):
-        raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}") from None
-    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
-        raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}")
-    return number
-
-
-def parse_floors(lines: Iterable[str], what: str = RULE_NAMES.floors) -> tuple[Floor, ...]:
-    """``items[].sku=0.9`` lines (path patterns allowed, as in ``ignore``) -> floors; a line
-    ``GROUP:PATTERN=SCORE`` holds in the table of one group only (``field_f1:total=0.9`` when
-    the run groups its fields by metric). A key holding ``:`` is written in brackets
-    (``["a:b"]=0.9``): text before the first ``:`` is a group only when it holds no bracket
-    or quote. ``what`` names the setting in errors."""
-    floors = []
-    for raw in lines:
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        path, sep, value = line.rpartition("=")
-        path = path.strip()
-        if not sep or not path:
-            raise ConfigError(
-                f"{what}: expected 'field.path=score' or 'group:field.path=score', not {line!r}"
-            )
-        group: str | None
-        group, colon, rest = path.partition(":")
-        if colon and not any(c in group for c in "[]\"'"):
-            group, path = group.strip(), rest.strip()
-            if not group or not path:
-                raise ConfigError(f"{what}: expected 'group:field.path=score', not {line!r}")
-        else:
-            group = None
-        try:
-            _pattern(path)
-        except ConfigError as exc:
-            raise ConfigError(f"{what}: {exc}") from None
-        floors.append(Floor(path, parse_score(value.strip(), f"{what} {path!r}"), group))
-    return tuple(floors)
-
-
-def parse_mode(value: object, what: str = "gate mode") -> str:
-    """A gate mode (empty: ``statistical``), or ConfigError naming ``what``."""
-    mode = str(value or "statistical").strip()
-    if mode not in GATE_MODES:
-        raise ConfigError(f"{what} must be one of {', '.join(GATE_MODES)}, not {shown(value)}")
-    return mode
-
-
-_PATTERNS: dict[str, PathPattern] = {}
-
-
-def _pattern(text: str) -> PathPattern:
-    pattern = _PATTERNS.get(text)
-    if pattern is None:
-        pattern = _PATTERNS[text] = PathPattern(text)
-    return pattern
-
-
-def _as_instance_path(field_path: str) -> str:
-    """A field path (``items[].sku``) as an instance path a pattern can match (``items[0].sku``)."""
-    out = ""
-    for kind, value in path_tokens(field_path, allow_globs=True):
-        out = key_segment(out, value) if kind == "key" else out + (f"[{value}]" if value else "[0]")
-    return out
-
-
 # -- judging ------------------------------------------------------------------------------------
 
 
@@ -563,7 +133,6 @@ def decision_of(
     per target). A run that counted no case fails each gate it was given, that had nothing
     to hold (:func:`nothing_counted`; ``baseline_path``: the baseline given, which the caller
     compared nothing against)."""
-    from ..run_model.aggregate import SCORE_EPSILON
     from .undecided_verdicts import undecided_failure
 
     decision = GateDecision()
@@ -572,16 +141,8 @@ def decision_of(
         return decision
     names = settings.names
     if settings.fail_under is not None:
-        if summary.overall < settings.fail_under - SCORE_EPSILON:
-            decision.failures.append(
-                f"overall score {summary.overall:.4f} is below "
-                f"{names.fail_under} {settings.fail_under:.4f}"
-            )
-        else:
-            decision.checked.append(
-                f"overall score {summary.overall:.4f} is at least "
-                f"{names.fail_under} {settings.fail_under:.4f}"
-            )
+        what = f"overall score {summary.overall:.4f}"
+        hold_floor(what, summary.overall, settings.fail_under, names.fail_under, decision)
     _valid_shares(summary, settings, decision)
     _floors(summary, settings, decision)
     if baseline is not None:
@@ -682,7 +243,6 @@ def unscored_failure(errors: int, count: int, whose: str = "") -> str:
 
 def _valid_shares(summary: Summary, settings: GateSettings, decision: GateDecision) -> None:
     """Per metric, the share of answers valid against their schema against ``min_valid``."""
-    from ..run_model.aggregate import SCORE_EPSILON
 
     floor, name = settings.min_valid, settings.names.min_valid
     if floor is None:
@@ -704,10 +264,18 @@ def _valid_shares(summary: Summary, settings: GateSettings, decision: GateDecisi
             f"{metric}: valid share {share:.4f} ({tally.valid} of {tally.checked} answers "
             f"valid against their schema)"
         )
-        if share < floor - SCORE_EPSILON:
-            decision.failures.append(f"{what} is below {name} {floor:.4f}")
-        else:
-            decision.checked.append(f"{what} is at least {name} {floor:.4f}")
+        hold_floor(what, share, floor, name, decision)
+
+
+def hold_floor(what: str, value: float, floor: float, setting: str, decision: GateDecision) -> None:
+    """A figure (``what``, in words) held to its floor: a failure below it (but for float
+    noise), else a gate passed; ``setting`` names the floor's setting."""
+    from ..run_model.aggregate import SCORE_EPSILON
+
+    if value < floor - SCORE_EPSILON:
+        decision.failures.append(f"{what} is below {setting} {floor:.4f}")
+    else:
+        decision.checked.append(f"{what} is at least {setting} {floor:.4f}")
 
 
 def _scored(aggregate: FieldAggregate) -> bool:
@@ -832,13 +400,12 @@ def _why_unscored(
             f"{', '.join(never)} {'was' if one else 'were'} {how} wherever "
             f"{'it' if one else 'they'} occurred, so no case scored {'it' if one else 'them'}"
         )
-    pattern = _pattern(floor.pattern)
     cases = [
         case.case_id
         for case in summary.cases.values()
         if case.undecided
         and (found := _undecided_at().search(case.error)) is not None
-        and any(pattern.matches(path.strip()) for path in found[1].split(", "))
+        and any(floor.matches_instance(path.strip()) for path in found[1].split(", "))
     ]
     if not cases:
         return ""
@@ -867,38 +434,25 @@ def _baseline(
     _overlap(comparison, decision, label)
     if comparison.shared and -diff.mean > limit + SCORE_EPSILON:
         assert comparison.before is not None and comparison.after is not None
-        what = (
-            f"overall score dropped by {printed_drop(comparison.before, comparison.after)} "
-            f"({comparison.before:.4f} -> {comparison.after:.4f} over {comparison.shared} "
-            f"shared case{'' if comparison.shared == 1 else 's'})"
-        )
         sides = (comparison.before, comparison.after)
+        what = dropped_text("overall score", *sides, comparison.shared)
         rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, settings, decision)
     for delta in comparison.fields:
         d = delta.difference
         if -d.mean > limit + SCORE_EPSILON:
-            what = (
-                f"field {delta.path} ({delta.group}): mean score dropped by "
-                f"{printed_drop(delta.before, delta.after)} ({delta.before:.4f} -> "
-                f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})"
-            )
+            sides = (delta.before, delta.after)
+            what = dropped_text(f"field {delta.path} ({delta.group}): mean score", *sides, d.n)
             decision.quoted_fields.append((delta.group, delta.path))
             _quote(decision, delta.worse[:NAMED_CASES])
             clear = delta.significant and d.mean < 0
-            sides = (delta.before, delta.after)
             # (a floor holds this run's tables: named against a baseline, not a reference)
             floor = _failing_floor(delta, limit, settings, groups) if label == "baseline" else ""
             rule_on_drop(what, clear, d, sides, limit, settings, decision, delta, floor)
     if comparison.shared and len(decision.failures) == failed:
-        from .changes import change_text
-
         assert comparison.before is not None and comparison.after is not None
-        decision.checked.append(
-            f"{label} ({settings.mode}): mean change "
-            f"{change_text(comparison.before, comparison.after)} over {comparison.shared} "
-            f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
-            f"{limit:.4f}"
-        )
+        what = f"{label} ({settings.mode}): mean change"
+        held = held_text(what, comparison.before, comparison.after, comparison.shared)
+        decision.checked.append(f"{held}, {settings.names.max_drop} {limit:.4f}")
 
 
 def _overlap(comparison: BaselineComparison, decision: GateDecision, label: str) -> None:
@@ -939,6 +493,24 @@ def printed_drop(before: float, after: float) -> str:
     from .changes import printed_change
 
     return f"{-printed_change(before, after):.4f}"
+
+
+def dropped_text(what: str, before: float, after: float, shared: int, cases: str = "case") -> str:
+    """``overall score dropped by 0.0500 (0.9000 -> 0.8500 over 12 shared cases)``: a drop
+    beyond its limit as every drop gate's message words it (``cases``: what was shared)."""
+    return (
+        f"{what} dropped by {printed_drop(before, after)} ({before:.4f} -> {after:.4f} over "
+        f"{shared} shared {cases}{'' if shared == 1 else 's'})"
+    )
+
+
+def held_text(what: str, before: float, after: float, shared: int, cases: str = "case") -> str:
+    """``baseline (statistical): mean change -0.0100 over 12 shared cases``: a drop within
+    its limit as every drop gate passed words it (``cases``: what was shared)."""
+    from .changes import change_text
+
+    plural = "" if shared == 1 else "s"
+    return f"{what} {change_text(before, after)} over {shared} shared {cases}{plural}"
 
 
 def _regressions(

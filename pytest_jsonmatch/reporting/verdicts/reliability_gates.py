@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING
 
 from ..run_model.comparisons import XFAILED, Comparison
 from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
-from .gates import GateDecision, GateSettings, printed_drop, rule_on_drop, uncounted_why
+from .gate_settings import GateSettings
+from .gates import (
+    GateDecision,
+    dropped_text,
+    held_text,
+    hold_floor,
+    rule_on_drop,
+    uncounted_why,
+)
 from .reliability import (
     CaseRepeats,
     Estimate,
@@ -226,7 +234,6 @@ def _floor(
     uncounted: str = "",
 ) -> None:
     """The run's pass^k or pass@k (``symbol``) against its floor."""
-    from ..run_model.aggregate import SCORE_EPSILON
 
     if found is None or figure is None:
         why = (
@@ -240,17 +247,13 @@ def _floor(
         f"{symbol}{found.k} {figure.mean:.4f} over {figure.cases} repeated "
         f"case{'' if figure.cases == 1 else 's'}"
     )
-    if figure.mean < floor - SCORE_EPSILON:
-        decision.failures.append(f"{what} is below {name} {floor:.4f}")
-    else:
-        decision.checked.append(f"{what} is at least {name} {floor:.4f}")
+    hold_floor(what, figure.mean, floor, name, decision)
 
 
 def _drops(k: int, change: ReliabilityChange, gates: GateSettings, decision: GateDecision) -> None:
     """pass^k and pass@k against the baseline, each by the rule of the mean (gates.rule_on_drop),
     its messages naming max_pass_drop."""
     from ..run_model.aggregate import SCORE_EPSILON
-    from .changes import change_text
 
     limit = gates.max_pass_drop
     assert limit is not None
@@ -264,21 +267,15 @@ def _drops(k: int, change: ReliabilityChange, gates: GateSettings, decision: Gat
         if figure.before is None or figure.after is None:
             continue
         if -diff.mean > limit + SCORE_EPSILON:
-            what = (
-                f"{symbol}{k} dropped by {printed_drop(figure.before, figure.after)} "
-                f"({figure.before:.4f} -> {figure.after:.4f} over {diff.n} shared repeated "
-                f"case{'' if diff.n == 1 else 's'})"
-            )
             sides = (figure.before, figure.after)
+            what = dropped_text(f"{symbol}{k}", *sides, diff.n, "repeated case")
             rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, rule, decision)
     if change.shared and len(decision.failures) == failed:
         hat = change.pass_hat
         assert hat.before is not None and hat.after is not None
-        decision.checked.append(
-            f"pass^{k} against the baseline ({gates.mode}): change "
-            f"{change_text(hat.before, hat.after)} over {change.shared} shared repeated "
-            f"case{'' if change.shared == 1 else 's'}, {gates.names.max_pass_drop} {limit:.4f}"
-        )
+        what = f"pass^{k} against the baseline ({gates.mode}): change"
+        held = held_text(what, hat.before, hat.after, change.shared, "repeated case")
+        decision.checked.append(f"{held}, {gates.names.max_pass_drop} {limit:.4f}")
     if not change.shared:
         decision.warnings.append(
             f"{gates.names.max_pass_drop} {limit:.4f}: no shared repeated case has k = {k} "

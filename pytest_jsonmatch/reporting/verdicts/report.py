@@ -132,9 +132,7 @@ class SummaryReads(HashedSlotted):
         whole: bool = True,
         failing: bool = False,
     ) -> None:
-        self.records = records
-        self.whole = whole
-        self.failing = failing
+        self.records, self.whole, self.failing = records, whole, failing
 
     def lists(self, case: CaseResult) -> bool:
         """Whether the report lists ``case``: the summary names it (text.py: a case run more

@@ -50,14 +50,6 @@ class PairedDifference(HashedSlotted):
         "p_value",
     )
 
-    n: int
-    mean: float
-    low: float | None
-    high: float | None
-    se: float | None
-    detectable: float | None
-    p_value: float | None
-
     def __init__(
         self,
         n: int,
@@ -68,13 +60,8 @@ class PairedDifference(HashedSlotted):
         detectable: float | None,
         p_value: float | None,
     ) -> None:
-        self.n = n
-        self.mean = mean
-        self.low = low
-        self.high = high
-        self.se = se
-        self.detectable = detectable
-        self.p_value = p_value
+        self.n, self.mean, self.low, self.high = n, mean, low, high
+        self.se, self.detectable, self.p_value = se, detectable, p_value
 
     @property
     def too_few(self) -> bool:

@@ -18,7 +18,7 @@ from pytest_jsonmatch import (
     match_reply,
     match_run,
 )
-from pytest_jsonmatch.engine.agents import answer_of, run_parts
+from pytest_jsonmatch.engine.agents import answer_of, read_run
 
 ASK = "Book a hotel in Paris for two nights"
 SEARCH = {"q": "paris hotels"}
@@ -178,7 +178,7 @@ def _through_every_api(run: list) -> dict:
                 AgentRun(run), EXPECTED_ANSWER, threshold=0, expected_run=EXPECTED_RUN[1:]
             )
         ),
-        "the run's answer": run_parts(AgentRun(run)).answer,
+        "the run's answer": read_run(AgentRun(run)).answer,
     }
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+import pytest
+
 from pytest_jsonmatch.engine.core.values import JsonObject
-from pytest_jsonmatch.engine.pairing.call_pairing import CELLS_UNCOUNTED, Calls, assigned
+from pytest_jsonmatch.engine.pairing.call_pairing import CELLS_UNCOUNTED, Calls, assigned, first_fit
 from pytest_jsonmatch.engine.pairing.pair_budget import PAIR_STEPS, PairBudget, Weight
 from pytest_jsonmatch.engine.reading.agent_messages import ToolCall
 
@@ -72,3 +74,47 @@ def test_calls_within_the_pairs_steps_are_weighed_then_refused_or_solved() -> No
     found = assigned(outer, inner, equal, budget, keep_above=0.0)
     assert found == {i: 19 - i for i in range(20)}
     assert budget.spent == 2000
+
+
+# -- first fit: agentevals' and BFCL's checker's pairing, one loop -----------------------------
+
+
+def test_first_fit_takes_the_first_free_inner_index_in_order() -> None:
+    # outer 0 fits inner 1 and 2 (takes 1); outer 1 fits 1 and 2 (1 is taken: takes 2);
+    # outer 2 fits only 1 (taken): unpaired, and the pairing goes on
+    fits = {(0, 1), (0, 2), (1, 1), (1, 2), (2, 1)}
+    assert first_fit(range(3), [0, 1, 2], lambda o, i: (o, i) in fits) == {0: 1, 1: 2}
+
+
+def test_first_fit_with_stop_ends_at_the_first_outer_index_that_finds_none() -> None:
+    fits = {(0, 0), (2, 1)}  # (outer 1 finds none: outer 2 is never tried)
+    tried: list[int] = []
+
+    def valid(o: int, i: int) -> bool:
+        tried.append(o)
+        return (o, i) in fits
+
+    assert first_fit(range(3), [0, 1], valid, stop=True) == {0: 0}
+    assert 2 not in tried
+
+
+def test_a_check_that_raises_fails_the_pairing_until_a_miss_and_is_passed_over_after() -> None:
+    class Unreached(Exception):
+        pass
+
+    def valid(o: int, i: int) -> bool:
+        if (o, i) == (2, 1):
+            raise Unreached
+        return (o, i) == (0, 0)
+
+    # outer 1 misses (inner 0 is taken, (1, 1) does not fit): the check raising at (2, 1) is
+    # one the checker imitated never reached; it fails, and the pairing goes on
+    assert first_fit(range(3), [0, 1], valid, quiet=Unreached) == {0: 0}
+    # before any outer index has missed, the checker would have reached it: it is raised
+    with pytest.raises(Unreached):
+        first_fit([0, 2], [0, 1], valid, quiet=Unreached)
+    # not live from the start: never raised
+    assert first_fit([2], [1], valid, quiet=Unreached, live=False) == {}
+    # an exception of another kind is always raised
+    with pytest.raises(Unreached):
+        first_fit(range(3), [0, 1], valid)

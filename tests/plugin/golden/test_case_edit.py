@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import CaseFileError
-from pytest_jsonmatch.cases.yaml_edit import rewrite
 from pytest_jsonmatch.engine.reading.safe_yaml import parse_yaml
+from pytest_jsonmatch.updating.yaml_edit import rewrite
 
 NEW = {"vendor": "ACME Corp", "total": 12.5}
 

@@ -1,5 +1,5 @@
 """``jsonmatch accept`` and the update review held to the test root and to what the review
-shows (cases/review_accept.py, update_review.py, review_text.py): the review is read only
+shows (updating/review_accept.py, update_review.py, review_text.py): the review is read only
 at ``ROOT/.jsonmatch/update-review.json``, as a regular file of bounded size; every case
 file it names is a .yaml path under the root that resolves inside it, a regular file, with
 the review's old value; a refusal writes and removes nothing. And the Markdown the review
@@ -16,13 +16,13 @@ import threading
 
 import pytest
 
-from pytest_jsonmatch.cases import update_review
-from pytest_jsonmatch.cases.update_fields import changes
-from pytest_jsonmatch.cases.update_review import REVIEW_JSON, REVIEW_MD, write_review
-from pytest_jsonmatch.cases.updates import CaseUpdate, UpdateMode
 from pytest_jsonmatch.cli.app import main
 from pytest_jsonmatch.engine.reading import user_files
 from pytest_jsonmatch.reporting.render.markdown import escape
+from pytest_jsonmatch.updating import update_review
+from pytest_jsonmatch.updating.update_fields import changes
+from pytest_jsonmatch.updating.update_review import REVIEW_JSON, REVIEW_MD, write_review
+from pytest_jsonmatch.updating.updates import CaseUpdate, UpdateMode
 from tests.plugin.golden.test_update_review import FILE, _review
 
 DIGEST = hashlib.sha256(FILE.encode()).hexdigest()

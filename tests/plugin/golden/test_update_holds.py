@@ -1,4 +1,4 @@
-"""What an update writes of a case (cases/update_review.py's case_update, plugin/golden_items.py):
+"""What an update writes of a case (updating/update_review.py's case_update, plugin/golden_items.py):
 only the fields the metric counted wrong, each field it counted right keeping its expected
 value as written (a total within its tolerance, a note the judge accepted, an ignored field);
 and nothing an xfail expects to fail: an xfail case is left as written by create, fix and
@@ -12,10 +12,10 @@ import json
 import pytest
 
 from pytest_jsonmatch import match_json, register_comparator
-from pytest_jsonmatch.cases.update_fields import Rows, Selection
-from pytest_jsonmatch.cases.update_review import REVIEW_JSON, REVIEW_MD
 from pytest_jsonmatch.cli.app import main
 from pytest_jsonmatch.engine.comparing.registry import REGISTRY
+from pytest_jsonmatch.updating.update_fields import Rows, Selection
+from pytest_jsonmatch.updating.update_review import REVIEW_JSON, REVIEW_MD
 from tests.helpers.plugin_cases import ARGS
 
 # a stand-in for the judge of a team's notes: it accepts a note holding the expected words
@@ -353,7 +353,7 @@ def test_fix_leaves_the_fields_a_field_xfail_names(pytester):
 
 
 def test_a_held_update_crosses_the_xdist_wire():
-    from pytest_jsonmatch.cases.updates import CaseUpdate
+    from pytest_jsonmatch.updating.updates import CaseUpdate
 
     update = CaseUpdate(
         **dict.fromkeys(("path", "display", "case_id", "default_id", "sha256", "root"), "x"),

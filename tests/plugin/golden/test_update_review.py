@@ -1,4 +1,4 @@
-"""--jsonmatch-update=KIND,review and ``jsonmatch accept`` (cases/update_review.py,
+"""--jsonmatch-update=KIND,review and ``jsonmatch accept`` (updating/update_review.py,
 review_accept.py, review_markdown.py; cli/accept.py): a review run writes no case file and
 lists each field's old value, new value and why; an accept writes exactly the cases or
 fields named, byte for byte as an update would, refuses a file changed since the review and
@@ -12,11 +12,11 @@ import json
 
 import pytest
 
-from pytest_jsonmatch.cases.update_review import REVIEW_JSON, REVIEW_MD, write_review
-from pytest_jsonmatch.cases.updates import CaseUpdate, UpdateMode, update_mode
-from pytest_jsonmatch.cases.yaml_edit import rewrite
 from pytest_jsonmatch.cli.app import main
 from pytest_jsonmatch.engine.core.errors import ConfigError
+from pytest_jsonmatch.updating.update_review import REVIEW_JSON, REVIEW_MD, write_review
+from pytest_jsonmatch.updating.updates import CaseUpdate, UpdateMode, update_mode
+from pytest_jsonmatch.updating.yaml_edit import rewrite
 from tests.helpers.plugin_cases import ARGS
 
 # The target answers {"vendor": <input upper-cased>, "total": 10}.

@@ -22,8 +22,8 @@ from .update_fields import ABSENT, Hold, Rows, Selection, Step, answer_rows, cha
 from .updates import CaseUpdate, UpdateMode, apply_updates
 
 if TYPE_CHECKING:
+    from ..cases.case_files import GoldenCase
     from ..engine.results.field_results import MatchResult
-    from .case_files import GoldenCase
 
 FOLDER = ".jsonmatch"  # under the test root, beside nothing of the user's
 REVIEW_JSON = "update-review.json"
@@ -49,7 +49,7 @@ def case_update(
     lists it, marked, with the rest. A case without an expected value takes ``value`` whole,
     or, held by any xfail, nothing. In a review run the update carries what the review
     shows: the old expected value, why the case changes, and why each field does."""
-    from .case_files import NO_EXPECTED
+    from ..cases.case_files import NO_EXPECTED
 
     update = CaseUpdate(
         path=str(case.path),

@@ -33,12 +33,10 @@ from .yaml_nodes import (
     Style,
     content_end,
     dump,
+    file_style,
     is_flow,
-    is_mapping,
     is_scalar,
-    is_sequence,
     node_keys,
-    pairs_of,
     scalar_text,
 )
 
@@ -52,7 +50,7 @@ def rewrite(text: str, values: Mapping[str, object], display: str, default_id: s
     single case when it gives none."""
     root: Node
     data, root = parse_yaml(text, display)
-    style = _style(text, root)
+    style = file_style(text, root)
     edits: list[Edit] = []
     for case_id, value in values.items():
         case, old = _case_node(root, data, case_id, default_id, display)
@@ -167,51 +165,6 @@ def _checked(edits: list[Edit]) -> list[Edit]:
         if start < end:
             raise CaseFileError("the update's edits overlap; left as it was")
     return edits
-
-
-# -- the file's style ----------------------------------------------------------------------------
-
-
-def _style(text: str, root: Node) -> Style:
-    expected_flow: list[bool] = []
-    steps: list[int] = []
-    lists: list[bool] = []
-    quotes = {"'": 0, '"': 0}
-
-    def visit(node: Node, depth: int = 0) -> None:
-        if depth > 200:
-            return
-        if is_scalar(node):
-            if node.style in quotes:
-                quotes[node.style] += 1
-            return
-        for pair in node.value:
-            key: Node | None
-            child: Node
-            key, child = pair if isinstance(pair, tuple) else (None, pair)
-            if key is not None and key.value == "expected" and not is_scalar(child):
-                expected_flow.append(is_flow(child))
-            if (
-                key is not None
-                and (is_mapping(child) or is_sequence(child))
-                and not is_flow(child)
-                and child.value
-            ):
-                if is_mapping(child):  # (the first key: an anchor may come before it)
-                    steps.append(pairs_of(child)[0][0].start_mark.column - key.start_mark.column)
-                else:  # where the dash is: two columns before the first item
-                    lists.append(child.value[0].start_mark.column - 2 > key.start_mark.column)
-            visit(child, depth + 1)
-
-    visit(root)
-    good_steps = [s for s in steps if s > 0]
-    return Style(
-        flow=bool(expected_flow) and expected_flow[0],
-        step=min(good_steps) if good_steps else 2,
-        indented_lists=lists[0] if lists else True,
-        double_quotes=quotes['"'] > quotes["'"],
-        newline="\r\n" if "\r\n" in text else "\n",
-    )
 
 
 # -- checking before writing ---------------------------------------------------------------------

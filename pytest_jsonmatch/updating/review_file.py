@@ -14,13 +14,13 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from ..cases.node_ids import fits_test_id
 from ..engine.core.depth import call_with_depth
 from ..engine.core.errors import CaseFileError, ParseError
 from ..engine.core.errors import shown as shown_value
 from ..engine.core.values import json_equal
 from ..engine.reading.deep_json import read_whole
 from ..engine.reading.user_files import read_regular_text, resolved
-from .node_ids import fits_test_id
 from .update_fields import ABSENT, Change, changes, path_of
 from .update_review import FOLDER, REVIEW_JSON, review_files_owned, review_folder
 from .updates import UPDATE_KINDS
@@ -223,7 +223,7 @@ def _path_problem(name: str) -> str:
         or ".." in windows.parts
     ):
         return "is not a path under the test root"
-    from .case_files import DEFAULTS_NAMES  # (here: the command reads no case file's rules)
+    from ..cases.case_files import DEFAULTS_NAMES  # (here: the command reads no case file's rules)
 
     if not posix.name.endswith((".yaml", ".yml")) or posix.name in DEFAULTS_NAMES:
         return "is not a case file (a .yaml file of cases)"

@@ -1,5 +1,6 @@
-"""The YAML node tree of a case file as the editor sees it (keys, where a node's text ends)
-and new values written in the file's own style (flow or block, indentation, quotes)."""
+"""The YAML node tree of a case file as the editor sees it (keys, where a node's text ends),
+the file's own style read from it (flow or block, indentation, quotes) and new values
+written in that style."""
 
 from __future__ import annotations
 
@@ -170,3 +171,51 @@ def style_dumper(style: Style) -> type[yaml.SafeDumper]:
 
         dumper = _DUMPERS[key] = Dumper
     return dumper
+
+
+# -- the file's style ----------------------------------------------------------------------------
+
+
+def file_style(text: str, root: Node) -> Style:
+    """How the file ``text`` (read into ``root``) writes YAML: its first case's expected
+    value flow or block, its smallest indentation step, its lists under a key indented or
+    not, the quotes it uses most, its line breaks."""
+    expected_flow: list[bool] = []
+    steps: list[int] = []
+    lists: list[bool] = []
+    quotes = {"'": 0, '"': 0}
+
+    def visit(node: Node, depth: int = 0) -> None:
+        if depth > 200:
+            return
+        if is_scalar(node):
+            if node.style in quotes:
+                quotes[node.style] += 1
+            return
+        for pair in node.value:
+            key: Node | None
+            child: Node
+            key, child = pair if isinstance(pair, tuple) else (None, pair)
+            if key is not None and key.value == "expected" and not is_scalar(child):
+                expected_flow.append(is_flow(child))
+            if (
+                key is not None
+                and (is_mapping(child) or is_sequence(child))
+                and not is_flow(child)
+                and child.value
+            ):
+                if is_mapping(child):  # (the first key: an anchor may come before it)
+                    steps.append(pairs_of(child)[0][0].start_mark.column - key.start_mark.column)
+                else:  # where the dash is: two columns before the first item
+                    lists.append(child.value[0].start_mark.column - 2 > key.start_mark.column)
+            visit(child, depth + 1)
+
+    visit(root)
+    good_steps = [s for s in steps if s > 0]
+    return Style(
+        flow=bool(expected_flow) and expected_flow[0],
+        step=min(good_steps) if good_steps else 2,
+        indented_lists=lists[0] if lists else True,
+        double_quotes=quotes['"'] > quotes["'"],
+        newline="\r\n" if "\r\n" in text else "\n",
+    )
