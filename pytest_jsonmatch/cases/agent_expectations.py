@@ -124,31 +124,6 @@ class AgentExpectations(Slotted):
         self._built: tuple[str, object, dict[str, object], _Scorer] | None = None
 
     @classmethod
-    def of_keywords(
-        cls,
-        expected_calls: object,
-        call_options: Mapping[str, object] | None,
-        expected_run: object,
-        run_options: Mapping[str, object] | None,
-        expected_state: object,
-    ) -> AgentExpectations | None:
-        """The expectations ``assert_json_match``'s keywords give (None: a plain
-        comparison). Keywords that cannot go together are refused when scored."""
-        values = (expected_calls, call_options, expected_run, run_options, expected_state)
-        given = [key for key, value in zip(ALL_AGENT_KEYS, values) if value is not None]
-        if not given:
-            return None
-        why = refusal(given)
-        return cls(
-            expected_calls,
-            call_options or {},
-            expected_run,
-            run_options or {},
-            expected_state,
-            "" if why is None else why[1],
-        )
-
-    @classmethod
     def of_case(
         cls,
         data: Mapping[str, object],
@@ -249,11 +224,17 @@ def scorer_of(
     run_options: Mapping[str, object] | None,
     expected_state: object,
 ) -> CaseScorer:
-    """The scorer ``assert_json_match``'s keywords give: an agent's, or the plain one."""
-    agent = AgentExpectations.of_keywords(
-        expected_calls, call_options, expected_run, run_options, expected_state
-    )
-    return PLAIN if agent is None else agent
+    """The scorer ``assert_json_match``'s keywords give: the plain one where they give no
+    agent's part, else an agent's expectations (keywords that cannot go together are
+    refused when scored, so that the attempt is recorded)."""
+    values = (expected_calls, call_options, expected_run, run_options, expected_state)
+    given = [key for key, value in zip(ALL_AGENT_KEYS, values) if value is not None]
+    if not given:
+        return PLAIN
+    refused = refusal(given)
+    why = "" if refused is None else refused[1]
+    calls, runs = call_options or {}, run_options or {}
+    return AgentExpectations(expected_calls, calls, expected_run, runs, expected_state, why)
 
 
 def refusal(given: Collection[str], metric: str | None = None) -> tuple[str, str] | None:

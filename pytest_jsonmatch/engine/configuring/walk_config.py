@@ -305,16 +305,12 @@ class WalkConfig(HashedSlotted):
                 return node.spec.weight
         return 1.0
 
-    def without_skipped(self, value: JsonValue, path: str) -> JsonValue:
+    def without_skipped_measured(self, value: JsonValue, path: str) -> tuple[JsonValue, int]:
         """``value`` without the fields ``ignore`` names inside it (for a value compared
         whole, which must not see them): an ignored key is left out, an ignored array
         element keeps its place as :data:`IGNORED_PLACE` (the array's length still counts,
-        what the element holds never does)."""
-        return self.without_skipped_measured(value, path)[0]
-
-    def without_skipped_measured(self, value: JsonValue, path: str) -> tuple[JsonValue, int]:
-        """:meth:`without_skipped`, and how deeply the value left nests (the caller makes
-        room for it), without recursion. What is ignored is never read, so no key order
+        what the element holds never does); and how deeply the value left nests (the caller
+        makes room for it), without recursion. What is ignored is never read, so no key order
         changes a score: neither an ignored value nor the door's description of one that is
         not JSON (intake.py; it lists a mapping's keys in their insertion order) reaches the
         comparator. Past the door's bound the value is a ParseError naming the path."""

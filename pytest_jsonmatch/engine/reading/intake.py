@@ -309,7 +309,7 @@ class _Converter:
         the walk holds must be JSON: a result shows them, and an actual array element
         ignored at its own index is read once pairing puts it beside another expected
         element (a value compared whole keeps an ignored element's place, never its content:
-        WalkConfig.without_skipped)."""
+        WalkConfig.without_skipped_measured)."""
         try:
             return _Converter(self.side, None).convert(value)[0]
         except ParseError:

@@ -258,11 +258,6 @@ def _read_noted(path: Path, files: dict[str, str]) -> Mapping[str, JsonValue]:
     return contents
 
 
-def read_schema_file(path: Path, shown: str) -> Mapping[str, JsonValue]:
-    """The mapping a JSON or YAML (``.yaml``, ``.yml``) schema file holds."""
-    return read_schema_bytes(path, shown)[0]
-
-
 def read_schema_bytes(path: Path, shown: str) -> tuple[Mapping[str, JsonValue], str]:
     """The mapping a schema file holds, and the SHA-256 of the very bytes it was read from."""
     import hashlib  # (only for a schema file: it loads OpenSSL)

@@ -813,11 +813,6 @@ def group_key(case: Grouped, group_by: str) -> str:
     return f"{key} [{case.target}]" if case.target else key
 
 
-def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldAggregate]]:
-    """Field aggregates, lowest mean score first, then by path."""
-    return sorted(fields.items(), key=lambda kv: (kv[1].mean_score, kv[0]))
-
-
 def case_dict(case: CaseResult, group_by: str) -> CaseDict:
     """A case as the report lists it."""
     return {**case.to_dict(), "group": group_key(case, group_by)}
