@@ -25,7 +25,7 @@ from ..engine.core.masking import one_line
 from ..engine.metrics import REGISTRY
 from ..engine.results.field_results import SKIPPED, MatchResult
 from ..reporting.render.failure_message import format_failure
-from .channel import Channel, Defaults, current, enter, leave
+from .channel import Channel, Defaults, current, lend, take_back
 from .outcome import Outcome
 
 if TYPE_CHECKING:
@@ -105,11 +105,11 @@ class JsonMatcher:
         def __call__(self, *args, **kwargs):
             """:func:`assert_json_match`, recorded through this session's channel."""
             __tracebackhide__ = True
-            token = enter(self.channel)
+            token = lend(self.channel)
             try:
                 return assert_json_match(*args, **kwargs)
             finally:
-                leave(token)
+                take_back(token)
 
     def __repr__(self) -> str:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"

@@ -142,6 +142,18 @@ def current() -> Channel:
     return found
 
 
+def lend(channel: Channel) -> Token[Channel]:
+    """Make ``channel`` the current one in this context alone (a session's fixture, for one
+    call), until ``_CURRENT.reset(token)`` (:func:`take_back`): unlike :func:`enter`,
+    nothing process-wide changes, so that a call in one thread never moves another's."""
+    return _CURRENT.set(channel)
+
+
+def take_back(token: Token[Channel]) -> None:
+    """Undo :func:`lend`."""
+    _CURRENT.reset(token)
+
+
 def enter(channel: Channel) -> Token[Channel]:
     """Make ``channel`` the current one, until ``leave`` is given the token returned."""
     _ENTERED.append(channel)

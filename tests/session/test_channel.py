@@ -248,3 +248,30 @@ def test_channel_py_has_no_global_statement():
     path = Path(channel.__file__)
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     assert not [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Global)]
+
+
+def test_a_fixture_call_records_through_its_channel_and_changes_nothing_process_wide():
+    from pytest_jsonmatch.session.assertion import JsonMatcher
+
+    before_current, before_entered = channel.current(), list(channel._ENTERED)
+    mine = channel.Channel()
+    seen: list[tuple[object, list[channel.Channel], object]] = []
+
+    def sink(outcome: object) -> None:  # (called during the call: what a thread would see)
+        fallback: list[object] = []
+        thread = threading.Thread(target=lambda: fallback.append(channel.current()))
+        thread.start()
+        thread.join()
+        seen.append((channel.current(), list(channel._ENTERED), fallback[0]))
+
+    mine.activate(sink)
+    matcher = JsonMatcher(mine)
+    assert matcher({"a": 1}, {"a": 1}).score == 1.0
+    with pytest.raises(AssertionError):  # (a failing call is recorded too, and raises)
+        matcher({"a": 1}, {"a": 2})
+    assert len(seen) == 2
+    for current, entered, in_other_thread in seen:
+        assert current is mine  # recorded through the fixture's channel
+        assert entered == before_entered  # the process-wide list untouched
+        assert in_other_thread is not mine  # another thread's channel not moved
+    assert channel.current() is before_current and channel._ENTERED == before_entered

@@ -204,13 +204,12 @@ class Conversation(NamedTuple):
         return self._replace(messages=kept)
 
 
-def conversation_of(messages: object, side: str, depth: int = 0) -> Conversation:
-    """The messages ``messages`` (a run's plain JSON list) read once into a Conversation,
-    ``where`` naming each under ``messages``; its ``start`` at its first assistant message."""
+def conversation_of(messages: list[JsonValue], side: str, depth: int = 0) -> Conversation:
+    """A run's messages (plain JSON) read once into a Conversation, ``where`` naming each
+    under ``messages``; its ``start`` at its first assistant message."""
     read = tuple(read_messages({"messages": messages}, side))
-    first = next((m.item for m in read if m.role == ASSISTANT), None)
-    count = len(messages) if isinstance(messages, list) else len(read)
-    return Conversation(read, None, count if first is None else first, depth)
+    first = next((m.item for m in read if m.role == ASSISTANT), len(messages))
+    return Conversation(read, None, first, depth)
 
 
 def read_calls(value: object, side: str = "actual") -> list[ToolCall]:

@@ -91,3 +91,32 @@ def test_a_conversation_is_read_once_and_given_back_as_it_is():
     conversation = Conversation(tuple(read))
     assert read_messages(conversation) == read
     assert conversation.results == ("r",) and conversation.answer is None
+
+
+@pytest.mark.parametrize(
+    ("message", "result"),
+    [
+        ({"role": "tool", "tool_call_id": "c1", "content": '{"ok": 1}'}, '{"ok": 1}'),  # OpenAI
+        ({"type": "tool", "content": "done", "tool_call_id": "c1"}, "done"),  # LangChain
+        ({"result": {"rows": 2}}, {"rows": 2}),  # a plain step
+        ({"type": "function_call_output", "call_id": "c1", "output": "7"}, "7"),  # Responses
+        (  # Anthropic: one user message of two results, both kept, in order
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "a", "content": "first"},
+                    {"type": "tool_result", "tool_use_id": "b", "content": "second"},
+                ],
+            },
+            ["first", "second"],
+        ),
+        (  # Gemini: a content of one functionResponse part
+            {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"t": 1}}}]},
+            {"t": 1},
+        ),
+    ],
+)
+def test_each_vendors_tool_result_is_kept_as_the_tool_gave_it(message: dict, result: object):
+    (read,) = read_messages([message])
+    assert read.role == TOOL and read.result == result
+    assert Conversation((read,)).results == (result,)
