@@ -156,12 +156,31 @@ NOT_FOR_HELP = (
 )
 
 
+def _fresh_interpreter() -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of an interpreter that starts as an installed
+    wheel's user's does: ``-S`` leaves the site folders' ``.pth`` files unread (an editable
+    install's finder imports pathlib, and more, before anything runs, which would hide
+    what the package itself imports), and the site folders and the checkout are put on the
+    path instead."""
+    import site
+
+    folders = [str(ROOT), *site.getsitepackages()]
+    if site.ENABLE_USER_SITE and site.getusersitepackages():
+        folders.append(site.getusersitepackages())
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, (*folders, environ.get("PYTHONPATH"))))
+    return [sys.executable, "-S"], environ
+
+
 def _stdlib_floor(needed: str = "argparse, json, pathlib, re, sys, typing") -> set[str]:
     """What the standard library modules every command needs (argparse, json, pathlib, re,
     typing) import themselves in a fresh interpreter of this version: not the command's to
     avoid (Python 3.10's pathlib imports urllib.parse, 3.12's does not)."""
     code = f"import {needed}; print(json.dumps(list(sys.modules)))"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    argv, environ = _fresh_interpreter()
+    proc = subprocess.run(
+        [*argv, "-c", code], capture_output=True, text=True, check=True, env=environ
+    )
     return set(json.loads(proc.stdout))
 
 
@@ -172,10 +191,9 @@ def _unwanted(modules: object, unwanted: tuple[str, ...]) -> list[str]:
 
 
 def _run_in_fresh_interpreter(*args: str, cwd: Path | None = None) -> dict[str, object]:
-    environ = dict(os.environ)
-    environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
+    argv, environ = _fresh_interpreter()
     proc = subprocess.run(
-        [sys.executable, "-c", _RUN_THEN_LIST, *args],
+        [*argv, "-c", _RUN_THEN_LIST, *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -10,14 +10,16 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import JsonMatchError
 
 MAX_FILE_BYTES = 256 * 2**20  # far above any case, schema or report; below "fills memory"
 
-if TYPE_CHECKING:  # (annotations only: a TypedDict made at import compiles its types)
+if TYPE_CHECKING:  # (annotations only: a TypedDict made at import compiles its types;
+    # pathlib is not imported by a command that reads no path: cli/test_command_imports.py)
+    from pathlib import Path
+
     from typing_extensions import TypedDict, Unpack
 
     class _How(TypedDict, total=False):
