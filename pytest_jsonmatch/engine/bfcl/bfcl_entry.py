@@ -17,6 +17,7 @@ is read before the check that needs it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import filterfalse
 from typing import NamedTuple, cast
 
 from ..core.values import JsonObject, JsonValue
@@ -263,8 +264,10 @@ class EntryRules:
         paired.extend(self._pair(e, calls[a], False) for e, a in rest)
         taken_e = {*fitted, *(e for e, _ in rest)}
         taken_a = {*fitted.values(), *(a for _, a in rest)}
-        left_e = [e for e in range(n) if e not in taken_e]
-        return self._tally(calls, paired, error, left_e, [a for a in range(m) if a not in taken_a])
+        left_e = filterfalse(taken_e.__contains__, range(n))
+        return self._tally(
+            calls, paired, error, left_e, filterfalse(taken_a.__contains__, range(m))
+        )
 
     def _tally(
         self,

@@ -83,9 +83,14 @@ def verdict(
     if type(output) is not list or type(possible) is not list or type(docs) is not list:
         return None
     if parallel or len(possible) != 1 or len(output) != 1 or not docs:
-        expected = plan(docs, possible, parallel, multiple, dots)
         calls = decoded_calls(output)
-        if expected is None or calls is None:
+        if calls is None or not docs:
+            return None
+        try:  # (plan's reading, its checks above made once)
+            expected = _plan(docs, possible, parallel, multiple, dots)
+        except Exception:  # noqa: BLE001 (a malformed document: the general path says so)
+            return None
+        if expected is None:
             return None
         return calls_error(expected, calls, len(possible), language, parallel, multiple)
     item, call = possible[0], output[0]
@@ -129,18 +134,19 @@ def _plan(
     for item in possible:
         if type(item) is not dict or len(item) != 1:
             return None
-        for wanted, accepted in item.items():
-            if type(accepted) is not dict:
+        (wanted,) = item  # (its one key, as in verdict)
+        accepted = item[wanted]
+        if type(accepted) is not dict:
+            return None
+        for values in accepted.values():
+            if type(values) is not list:
                 return None
-            for values in accepted.values():
-                if type(values) is not list:
-                    return None
-            if parallel or not out:
-                doc = doc_named(docs, wanted) if parallel or multiple else docs[0]
-                want = _expected(doc, wanted, accepted, dots)
-                if want is None:
-                    return None
-                out.append(want)
+        if parallel or not out:
+            doc = doc_named(docs, wanted) if parallel or multiple else docs[0]
+            want = _expected(doc, wanted, accepted, dots)
+            if want is None:
+                return None
+            out.append(want)
     return out
 
 
@@ -165,18 +171,19 @@ def _expected(doc: object, wanted: str, answers: JsonObject, dots: bool) -> Expe
 def decoded_calls(output: object) -> Calls | None:
     """A model's output in BFCL's decoded form as (name, arguments) pairs; None if it is
     in another form (``tool_calls.metric.decoded_form(output, dict)``, read here with one
-    lookup per call instead of a view of its items: this runs for every output checked)."""
+    lookup per call instead of a view of its items or a loop over its one key: this runs
+    for every output checked)."""
     if type(output) is not list:
         return None
     calls: Calls = []
     for item in output:
         if type(item) is not dict or len(item) != 1:
             return None
-        for name in item:
-            arguments = item[name]
-            if type(arguments) is not dict:
-                return None
-            calls.append((name, arguments))
+        (name,) = item
+        arguments = item[name]
+        if type(arguments) is not dict:
+            return None
+        calls.append((name, arguments))
     return calls
 
 
@@ -230,7 +237,12 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
                 if accepted is None:
                     error = f"parameter {param!r} not in the possible answer"
                     break
-                if python and _at_once(value, accepted, detail):
+                if python and (  # (accepted as it is: see _accepts)
+                    type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
+                    and value in accepted  # type: ignore[operator]
+                    or type(value) is list
+                    and _same_list(value, accepted, detail)
+                ):
                     continue
                 if type(accepted) is not list:
                     return None
@@ -248,18 +260,6 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
         if not error and param not in arguments and "" not in values:
             error = f"parameter {param!r} left out and not optional"
     return error
-
-
-def _at_once(value: JsonValue, accepted: JsonValue, detail: object) -> bool:
-    """Whether a Python argument's ``value`` is accepted as it is, every rule accepting it:
-    of the type its document declares (a scalar, ``any``) and one of the acceptable values,
-    or an array of the declared item type equal to one (:func:`_same_list`)."""
-    return (
-        type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
-        and value in accepted  # type: ignore[operator]
-        or type(value) is list
-        and _same_list(value, accepted, detail)
-    )
 
 
 def _same_list(value: list[JsonValue], accepted: JsonValue, detail: object) -> bool:
@@ -297,7 +297,11 @@ def _accepts(planned: list[Expected], calls: Calls, language: str, e: int, a: in
         accepted = answers.get(param)  # (None: not there; a null is no list)
         if detail is _NO or accepted is None:
             return False
-        if python and (  # (_at_once written out: this loop runs for every pair tried)
+        # a Python argument of the type its document declares (a scalar, ``any``) and one
+        # of the acceptable values, or an array of the declared item type equal to one
+        # (:func:`_same_list`), is accepted as it is: every rule accepts it (written out
+        # here and in the two loops like this one: it runs for every argument checked)
+        if python and (
             type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
             and value in accepted  # type: ignore[operator]
             or type(value) is list
@@ -422,7 +426,12 @@ def _call_counts(
             invented += 1
             failed = True
             continue
-        if python and _at_once(value, accepted, detail):
+        if python and (  # (accepted as it is: see _accepts)
+            type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
+            and value in accepted  # type: ignore[operator]
+            or type(value) is list
+            and _same_list(value, accepted, detail)
+        ):
             match += 1
             continue
         try:

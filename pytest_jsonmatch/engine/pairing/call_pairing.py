@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from itertools import filterfalse
 from typing import NamedTuple, Protocol
 
 from ..core.errors import ConfigError, shown
@@ -160,12 +161,10 @@ def first_fit(
     once an outer index has found none (from the start where not ``live``), a pair whose
     check raises it is not valid: the checker imitated has stopped there, never reaching that
     check, and the pairing goes on only to show why."""
-    taken: set[int] = set()
+    left = list(inner)  # the inner indices not yet taken, in order
     pairs: dict[int, int] = {}
     for o in outer:
-        for i in inner:
-            if i in taken:
-                continue
+        for i in left:
             try:
                 fits = valid(o, i)
             except quiet:
@@ -174,7 +173,7 @@ def first_fit(
                 fits = False
             if fits:
                 pairs[o] = i
-                taken.add(i)
+                left.remove(i)  # (the loop ends here: the list is not walked again)
                 break
         else:
             if stop:
@@ -189,10 +188,7 @@ def left_beside(pairs: dict[int, int], n: int, m: int) -> Iterable[tuple[int, in
     if len(pairs) == n or len(pairs) == m:
         return ()
     taken = set(pairs.values())
-    return zip(
-        [o for o in range(n) if o not in pairs],
-        [i for i in range(m) if i not in taken],
-    )
+    return zip(filterfalse(pairs.__contains__, range(n)), filterfalse(taken.__contains__, range(m)))
 
 
 def leftovers_in_order(pairs: dict[int, int], outer: Calls, inner: Calls) -> dict[int, int]:
