@@ -38,6 +38,9 @@ _API = {
     "match_json": ".engine.match",
     "match_reply": ".engine.agents",
     "match_run": ".engine.agents",
+    "match_conversation": ".engine.agents",
+    "tau2_reward": ".engine.agents",
+    "Tau2Reward": ".engine.agents",
     "AgentRun": ".calls.agent_outputs",
     "METRIC_NAMES": ".engine.metrics",
     "METRICS": ".engine.metrics",
@@ -88,14 +91,17 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
+    from .engine.agents import Tau2Reward as Tau2Reward
 
     # end states and BFCL's multi-turn verdict
     from .engine.agents import TurnStates as TurnStates
+    from .engine.agents import match_conversation as match_conversation
     from .engine.agents import match_reply as match_reply
     from .engine.agents import match_run as match_run
     from .engine.agents import match_state as match_state
     from .engine.agents import match_turn_states as match_turn_states
     from .engine.agents import read_state as read_state
+    from .engine.agents import tau2_reward as tau2_reward
     from .engine.bfcl.bfcl_checker import BfclChecker as BfclChecker
     from .engine.bfcl.bfcl_checker import BfclVerdict as BfclVerdict
     from .engine.bfcl.bfcl_checker import bfcl_verdict as bfcl_verdict

@@ -72,7 +72,7 @@ class Outputs:
     def stale(self, case: GoldenCase, existing: Recording, target: str = "") -> list[str]:
         """What changed since ``existing`` was recorded, in words (nothing: it replays)."""
         changed = (
-            ["the case's input"]
+            [case.scorer.input_change(existing.output, case.input)]
             if existing.input_sha256 != recordings.input_digest(case.input)
             else []
         )

@@ -86,7 +86,8 @@ class HookFirst:
 
     def __call__(self, case: GoldenCase, awaited: Awaited) -> object:
         result = awaited(self.hook(case, self.target))
-        return awaited(self.named(case.input)) if result is None else result
+        # (the case makes its output: one call, or one a turn of a conversation)
+        return case.scorer.made(self.named, case.input, awaited) if result is None else result
 
 
 # A target's name: what a test id (``case[name]``) and a recording's file name can hold as is.

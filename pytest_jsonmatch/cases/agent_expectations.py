@@ -47,6 +47,7 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
         "a mapping (the state as JSON: its attributes, tables or files)",
     ),
 }
+INPUT_CHANGED = "the case's input"  # (what a stale recording's input change is called)
 # (line, message) -> the error, as the case file reader words it
 Error = Callable[[int, str], CaseFileError]
 
@@ -72,6 +73,16 @@ class CaseScorer(Protocol):
     def answer_of(self, output: object) -> object:
         """What the case's ``expected`` is written from (an update)."""
 
+    def made(
+        self, target: Callable[[object], object], given: object, awaited: Callable[[object], object]
+    ) -> object:
+        """The case's output made by ``target`` from its input ``given`` (``awaited`` runs
+        what an ``async def`` target returns): one call, or one a turn (a conversation)."""
+
+    def input_change(self, recorded: object, given: object) -> str:
+        """What changed in the case's input since its output ``recorded`` was made, in
+        words (the input ``given`` now differs from the one recorded)."""
+
 
 class PlainScorer(Slotted):
     """A plain comparison's scorer: the output against ``expected``, ``match_json``."""
@@ -91,6 +102,14 @@ class PlainScorer(Slotted):
 
     def answer_of(self, output: object) -> object:
         return output
+
+    def made(
+        self, target: Callable[[object], object], given: object, awaited: Callable[[object], object]
+    ) -> object:
+        return awaited(target(given))
+
+    def input_change(self, recorded: object, given: object) -> str:
+        return INPUT_CHANGED
 
 
 PLAIN = PlainScorer()
@@ -205,6 +224,15 @@ class AgentExpectations(Slotted):
             scorer = ReplyScorer(expected, self.calls, metric, self.call_options, options)
         self._built = (metric, expected, dict(options), scorer)
         return scorer
+
+    def made(
+        self, target: Callable[[object], object], given: object, awaited: Callable[[object], object]
+    ) -> object:
+        """The reply or the run ``target`` makes from the case's input: one call."""
+        return awaited(target(given))
+
+    def input_change(self, recorded: object, given: object) -> str:
+        return INPUT_CHANGED
 
     def answer_of(self, output: object) -> object:
         """What the case's expected is written from (an update): the answer of the agent's

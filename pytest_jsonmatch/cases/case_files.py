@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from ..engine.core.errors import CaseFileError, did_you_mean
+from ..engine.core.errors import CaseFileError, JsonMatchError, did_you_mean
 from ..engine.core.slotted import Slotted
 from ..engine.reading.safe_yaml import (
     decode_text,
@@ -28,6 +28,7 @@ from ..engine.reading.safe_yaml import (
 from ..engine.reading.user_files import not_regular, read_regular
 from .agent_expectations import AGENT_KEYS, ALL_AGENT_KEYS, PLAIN, AgentExpectations, CaseScorer
 from .case_layers import Layer, kind_of, layered
+from .conversation_cases import ConversationExpectations
 from .judge_labels import judge_labels_of
 from .marks import MarkError, MarkSpec, fields_expected_to_fail, marks_from
 from .node_ids import check_path, fits_test_id
@@ -38,7 +39,7 @@ SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_opti
 CASE_KEYS = frozenset(
     {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
     | {"options", "marks", "repeat", "judge_labels"}
-).union(ALL_AGENT_KEYS)
+).union(ALL_AGENT_KEYS, {"conversation"})
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
 Source = Literal["actual", "actual_file", "input"]
@@ -102,8 +103,9 @@ class GoldenCase(Slotted):
         source: Source = "actual",
         repeat: int | None = None,  # runs of an ``input`` case's target (None: the session's)
         file_sha256: str = "",  # of the case file's bytes as collection read them
-        # an agent's reply's or whole run's expected parts and options (None: a plain case)
-        agent: AgentExpectations | None = None,
+        # an agent's reply's or whole run's expected parts and options, or a conversation's
+        # turns (None: a plain case)
+        agent: AgentExpectations | ConversationExpectations | None = None,
         # where each option naming paths (ignore, fields, align; xfail for an xfail mark's
         # fields) was set: "" by the case itself, "file:line" by a folder's or a file's
         # settings shared by several cases (cases/typos.py: a typo is a path none of them has)
@@ -243,7 +245,10 @@ class CaseFiles:
         if "cases" not in data:
             # an unknown key first: a misspelt 'expected' is reported as the typo it is
             _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
-            has_source, part = (any(k in data for k in keys) for keys in (SOURCE_KEYS, AGENT_KEYS))
+            has_source, part = (
+                any(k in data for k in keys)
+                for keys in (SOURCE_KEYS, (*AGENT_KEYS, "conversation"))
+            )
             if "expected" not in data and not (self.creating and has_source or part):
                 raise where.error(
                     1,
@@ -346,9 +351,10 @@ class CaseFiles:
         _no_unknown(
             data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where, name[:-2]
         )
-        expected = self._expected(data, lines, line, where, name)
-        source = _source(data, line, where, name)
-        actual, actual_file = _actual(data, lines, where, name, source)
+        talk = "conversation" in data  # (its target makes its output, turn by turn)
+        expected = None if talk else self._expected(data, lines, line, where, name)
+        source: Source = "input" if talk else _source(data, line, where, name)
+        actual, actual_file = (None, None) if talk else _actual(data, lines, where, name, source)
         description = data.get("description", "")
         if not isinstance(description, str):
             raise where.error(
@@ -363,12 +369,26 @@ class CaseFiles:
         origins = dict(layer.origins)
         if fields_expected_to_fail(own_marks) is not None:
             origins["xfail"] = ""
-        agent = AgentExpectations.of_case(
-            data,
-            lambda key, why: where.error(lines.get(key, 1), name + why),
-            layer.metric,
-            (layer.call_options, layer.run_options),
-        )
+
+        def said(key: str, why: str) -> CaseFileError:
+            return where.error(lines.get(key, line), name + why)
+
+        agent: AgentExpectations | ConversationExpectations | None
+        given = data.get("input")
+        if talk:
+            agent = ConversationExpectations.of_case(data, said, layer.run_options)
+            assert agent is not None
+            try:
+                given = agent.input_of(given)
+            except JsonMatchError as exc:
+                raise said("input", str(exc)) from None
+        else:
+            agent = AgentExpectations.of_case(
+                data,
+                lambda key, why: where.error(lines.get(key, 1), name + why),
+                layer.metric,
+                (layer.call_options, layer.run_options),
+            )
         return GoldenCase(
             id=case_id,
             path=where.path,
@@ -377,7 +397,7 @@ class CaseFiles:
             expected=expected,
             actual=actual,
             actual_file=actual_file,
-            input=data.get("input"),
+            input=given,
             metric=layer.metric,
             threshold=layer.threshold,
             options=layer.options,

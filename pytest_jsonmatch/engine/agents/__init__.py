@@ -16,6 +16,12 @@ engine's root modules (``entry.py``, ``match.py``); of the engine, only ``bfcl``
 | state_database.py    | a database's tables as JSON, within a state's limits and a time      |
 | file_data.py         | a file's text as its format's data: JSON, YAML, TOML, CSV            |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
+| conversation_scoring | a conversation scored turn by turn: each turn's answer and steps,    |
+|   .py                | the end state once; one table (``match_conversation``)               |
+| conversation_driver  | a conversation made turn by turn: the user's side and the agent's,   |
+|   .py                | one call a turn; the whole kept as one run                           |
+| tau2_reward.py       | ``tau2_reward``: a conversation scored as tau2-bench's evaluator     |
+|                      | scores it, reward and components                                     |
 
 Callers outside the package import the names below from here, each loaded on first use
 (PEP 562), so that a command that never scores an agent never imports this package's modules.
@@ -38,6 +44,11 @@ _FACE: dict[str, str] = {
     "read_run": "agent_run",
     "match_run": "agent_scorers",
     "RunScorer": "agent_scorers",
+    # a conversation, turn by turn
+    "match_conversation": "conversation_scoring",
+    "ConversationScorer": "conversation_scoring",
+    "tau2_reward": "tau2_reward",
+    "Tau2Reward": "tau2_reward",
     # end states
     "read_state": "state_reading",
     "match_state": "end_states",
@@ -54,12 +65,16 @@ if TYPE_CHECKING:
     from .agent_scorers import answer_of as answer_of
     from .agent_scorers import match_reply as match_reply
     from .agent_scorers import match_run as match_run
+    from .conversation_scoring import ConversationScorer as ConversationScorer
+    from .conversation_scoring import match_conversation as match_conversation
 
     # end states
     from .end_states import TurnStates as TurnStates
     from .end_states import match_state as match_state
     from .end_states import match_turn_states as match_turn_states
     from .state_reading import read_state as read_state
+    from .tau2_reward import Tau2Reward as Tau2Reward
+    from .tau2_reward import tau2_reward as tau2_reward
 
 __all__ = sorted(_FACE)
 

@@ -326,7 +326,10 @@ class RunScorer:
 
     def scored(self, actual: object) -> MatchResult:
         """The run ``actual`` scored: its answer, trajectory and end state, one table."""
-        run = read_run(actual)
+        return self.scored_read(read_run(actual))
+
+    def scored_read(self, run: Conversation) -> MatchResult:
+        """A run read already (one turn of a conversation, or a whole run) scored."""
         parts: list[Part] = []
         floors: list[FloorFailure] = []
         # the run and the state first: a mistake in either costs the answer's judge nothing

@@ -42,7 +42,7 @@ from .deep_json import read_whole
 from .intake import as_data
 from .parse import parse_actual, parse_actual_checked
 
-ASSISTANT, TOOL = "assistant", "tool"
+ASSISTANT, TOOL, USER = "assistant", "tool", "user"
 AgentKind = Literal["run", "reply"] | None  # an agent's whole run, one reply, or no agent's
 
 

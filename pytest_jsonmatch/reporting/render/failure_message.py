@@ -54,7 +54,10 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
             )
         )
 
-    lines.extend(_departure(result, width))
+    if "+turns" in result.metric:  # a conversation: its first turn gone wrong
+        lines.extend(_turn_gone_wrong(result, width))
+    else:
+        lines.extend(_departure(result, width))
     costly = [
         (fr.score, i, fr)
         for i, fr in enumerate(result.fields)
@@ -127,6 +130,21 @@ def _departure(result: MatchResult, width: int | None) -> list[str]:
                 f"the run left the expected path at {whose} {step}{what}: {fr.status}, expected "
                 f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
             ]
+    return []
+
+
+def _turn_gone_wrong(result: MatchResult, width: int | None) -> list[str]:
+    """A conversation's first turn gone wrong (its rows come turn by turn, under
+    ``turns[k]``): the turn, its first field that does not match."""
+    for fr in result.fields:
+        if fr.status == MATCH or fr.status == SKIPPED or not fr.path.startswith("turns["):
+            continue
+        turn = fr.path[len("turns[") : fr.path.index("]")]
+        return [
+            f"the conversation first went wrong at turn {turn} (the user's message "
+            f"{int(turn) + 1}): {fr.display_path} {fr.status}, expected "
+            f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
+        ]
     return []
 
 

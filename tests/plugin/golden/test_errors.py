@@ -17,12 +17,12 @@ from tests.helpers.plugin_cases import write
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 CASE_KEYS = (
-    "actual, actual_file, call_options, description, expected, expected_calls, expected_run, "
+    "actual, actual_file, call_options, conversation, description, expected, expected_calls, expected_run, "
     "expected_state, id, input, judge_labels, marks, metric, options, repeat, run_options, "
     "schema, threshold"
 )
 LIST_CASE_KEYS = (
-    "actual, actual_file, call_options, description, expected, expected_calls, expected_run, "
+    "actual, actual_file, call_options, conversation, description, expected, expected_calls, expected_run, "
     "expected_state, id, input, judge_labels, marks, metric, options, repeat, run_options, "
     "threshold"
 )
@@ -74,7 +74,7 @@ ERRORS = [
         "unknown-key",
         "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
         "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold' (did you mean 'threshold'?); known keys: actual, actual_file, "
-        "call_options, description, expected, expected_calls, expected_run, expected_state, "
+        "call_options, conversation, description, expected, expected_calls, expected_run, expected_state, "
         "id, input, judge_labels, marks, metric, options, repeat, run_options, threshold",
     ),
     (

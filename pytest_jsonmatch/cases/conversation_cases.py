@@ -1,0 +1,277 @@
+"""A conversation case: the user's side scripted turn by turn (or played by a Python
+function), the agent under test called once a turn with the conversation so far, each
+turn's reply held to what that turn must show, and the state the conversation left.
+
+In a case file::
+
+    - id: refund
+      conversation:
+        - user: I want my money back
+          expected: {asks_for: order_id}
+        - user: It is order 1234
+          expected_run: [{name: refund, arguments: {order: "1234"}}]
+          expected: {status: refunded}
+      expected_state: {refunds: [{order: "1234"}]}
+
+The target (``jsonmatch_target``, the same function a run case calls) is called once a
+turn with the case's ``input`` and, under ``messages``, the conversation so far ending with
+the user's new message; ``turn`` (0, 1, ...), ``conversation_id`` (one per conversation:
+the key under which an agent keeps what it holds between turns) and ``state`` (the state
+its last turn left, JSON, from the second turn on). It returns its turn as a run case's
+target returns a run (``AgentRun``, ``{"messages": [...], "state": ...}`` or a list of
+messages, in any vendor's shape; the messages it was given at the head of them are not
+repeated), or one assistant message, or text. The case's output is the whole conversation
+as one run, ``{"messages": [...], "state": ...}``: recorded as one, replayed as one, scored
+turn by turn (engine/agents/conversation_scoring.py). Its recording is stale when a user
+turn of the script changes (the script is part of the case's input).
+
+``user:`` may name a Python function (``package.module:function``) instead of a script: it
+is called with the conversation so far (its messages, plain JSON) and returns the user's
+next message, or None to end the conversation; ``max_turns`` bounds it (10 by default).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError, shown
+from ..engine.core.slotted import Slotted
+from ..engine.core.values import JsonValue
+from ..engine.reading.agent_messages import AgentKind
+
+if TYPE_CHECKING:
+    from ..engine.agents.conversation_scoring import ConversationScorer
+    from ..engine.results.field_results import MatchResult
+
+# the keys of a scripted turn, and of a conversation played by a function
+TURN_KEYS = frozenset({"user", "expected", "expected_run"})
+PLAYED_KEYS = frozenset({"user", "max_turns", "turns"})
+MAX_TURNS = 10  # a conversation played by a function: the most turns, unless the case says
+USER_TURNS = "user_turns"  # the script's user messages, in the case's input
+
+
+class ConversationExpectations(Slotted):
+    """A conversation case's user side (``script``: the user's message of each turn; or
+    ``user``, a function's name), what each turn must show (``turns``, as
+    ``match_conversation`` takes them), the end state, and the run options; it scores the
+    case (a :class:`ConversationScorer` built once for the settings it is scored with) and
+    makes its output (:meth:`made`)."""
+
+    __slots__ = ("script", "user", "max_turns", "turns", "run_options", "state", "_built")
+    _fields = __slots__[:-1]
+    kind: AgentKind = "run"  # (a scrub reaches into it as into a run)
+
+    def __init__(
+        self,
+        script: Sequence[str] | None,
+        user: str | None,
+        max_turns: int,
+        turns: Sequence[Mapping[str, object]],
+        run_options: Mapping[str, object],
+        state: object,
+    ) -> None:
+        self.script, self.user, self.max_turns = script, user, max_turns
+        self.turns, self.run_options, self.state = turns, run_options, state
+        self._built: tuple[str, dict[str, object], ConversationScorer] | None = None
+
+    @classmethod
+    def of_case(
+        cls,
+        data: Mapping[str, object],
+        error: Callable[[str, str], CaseFileError],
+        run_options: Mapping[str, object],
+    ) -> ConversationExpectations | None:
+        """A case's conversation (None: the case holds none); each mistake ``error(key,
+        message)``."""
+        if "conversation" not in data:
+            return None
+        for key in ("expected", "expected_calls", "expected_run", "actual", "actual_file"):
+            if key in data:
+                raise error(
+                    key,
+                    f"a conversation's turns say what each must show: give {key} within a "
+                    f"turn of conversation (expected, expected_run), not beside it"
+                    if key in ("expected", "expected_run")
+                    else f"a conversation is made by its target, turn by turn: {key} cannot "
+                    f"give it",
+                )
+        given = data["conversation"]
+        try:
+            if isinstance(given, Mapping):
+                made = cls._played(given, run_options, data.get("expected_state"))
+            else:
+                made = cls._scripted(given, run_options, data.get("expected_state"))
+            made.scorer_for("field_f1", {})  # (its turns checked now, as a file's keys are)
+        except ConfigError as exc:
+            raise error("conversation", f"conversation: {exc}") from None
+        return made
+
+    @classmethod
+    def _scripted(
+        cls, given: object, run_options: Mapping[str, object], state: object
+    ) -> ConversationExpectations:
+        if not isinstance(given, list) or not given:
+            raise ConfigError(
+                "give the user's turns (a list, each with user: and what the turn must show), "
+                "or a mapping naming the function that plays the user (user: module:function)"
+            )
+        script: list[str] = []
+        for k, turn in enumerate(given):
+            if not isinstance(turn, Mapping):
+                raise ConfigError(f"turn {k} must be a mapping with user:, not {shown(turn)}")
+            unknown = sorted(set(turn) - TURN_KEYS)
+            if unknown:
+                raise ConfigError(
+                    f"turn {k}: unknown key {unknown[0]!r} (a turn gives user, expected, "
+                    f"expected_run)"
+                )
+            text = turn.get("user")
+            if not isinstance(text, str) or not text.strip():
+                raise ConfigError(f"turn {k}: user must be the user's message (text)")
+            script.append(text)
+        return cls(script, None, len(script), given, run_options, state)
+
+    @classmethod
+    def _played(
+        cls, given: Mapping[str, object], run_options: Mapping[str, object], state: object
+    ) -> ConversationExpectations:
+        unknown = sorted(set(given) - PLAYED_KEYS)
+        if unknown:
+            raise ConfigError(
+                f"unknown key {unknown[0]!r} (a conversation played by a function gives "
+                f"user: module:function, max_turns and turns)"
+            )
+        user = given.get("user")
+        if not isinstance(user, str) or ":" not in user:
+            raise ConfigError("user must name the function that plays the user: module:function")
+        limit = given.get("max_turns", MAX_TURNS)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+            raise ConfigError(f"max_turns must be a whole number from 1 to 1000, not {limit!r}")
+        turns = given.get("turns", [])
+        if not isinstance(turns, list):
+            raise ConfigError("turns must be a list: what each turn must show, in order")
+        return cls(None, user, limit, turns, run_options, state)
+
+    # -- the case's input and output ---------------------------------------------------
+
+    def input_of(self, given: object) -> dict[str, object]:
+        """The case's input: what it gives (a mapping, or None) with the script's user
+        messages (``user_turns``) or the user's function (``user``), so that a recording
+        goes stale when either changes."""
+        if given is not None and not isinstance(given, Mapping):
+            raise ConfigError(
+                f"a conversation's input must be a mapping (its messages, ...), not {shown(given)}"
+            )
+        out = dict(given or {})
+        out.pop(USER_TURNS, None)
+        if self.script is not None:
+            out[USER_TURNS] = list(self.script)
+        else:
+            out["user"] = self.user
+        return out
+
+    def made(
+        self,
+        target: Callable[[object], object],
+        given: object,
+        awaited: Callable[[object], object],
+    ) -> object:
+        """The conversation ``target`` (the agent) holds with the user: one call a turn."""
+        from ..engine.agents.conversation_driver import drive
+
+        base = {k: v for k, v in (given or {}).items() if k not in (USER_TURNS, "user")}  # type: ignore[attr-defined]
+        user = _script_user(self.script) if self.script is not None else _named_user(self.user)
+        return drive(lambda value: awaited(target(value)), base, user, self.max_turns)
+
+    def input_change(self, recorded: object, given: object) -> str:
+        """The first user turn of the script that the recorded conversation does not hold
+        as it is now (where a replay would depart from it), else the case's input."""
+        said = _users_said(recorded)
+        script = given.get(USER_TURNS) if isinstance(given, Mapping) else None
+        if said is None or not isinstance(script, list):
+            return "the case's input"
+        for k, text in enumerate(script):
+            if k >= len(said) or said[k] != text:
+                before = f"{said[k]!r:.60}" if k < len(said) else "no such turn"
+                return f"the user's turn {k} of the conversation (recorded: {before}; now: {text!r:.60})"
+        if len(said) > len(script):
+            return f"the conversation's turns (recorded: {len(said)}; now: {len(script)})"
+        return "the case's input"
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def label(self, metric: str, expected: object) -> str:
+        state = "+state" if self.state is not None else ""
+        return f"{metric}+turns{state}"
+
+    def scored(
+        self, output: object, expected: object, metric: str, options: Mapping[str, object]
+    ) -> MatchResult:
+        """``output``, the conversation, scored turn by turn and by the state it left."""
+        return self.scorer_for(metric, options).scored(output)
+
+    def scorer_for(self, metric: str, options: Mapping[str, object]) -> ConversationScorer:
+        """The scorer for these settings, built once (each repeat of the case reuses it)."""
+        built = self._built
+        try:
+            same = built is not None and built[0] == metric and built[1] == options
+        except Exception:  # noqa: BLE001 - options that cannot be compared: built again
+            same = False
+        if same:
+            assert built is not None
+            return built[2]
+        from ..engine.agents.conversation_scoring import ConversationScorer, expectations
+
+        scorer = ConversationScorer(
+            expectations(self.turns), self.state, metric, self.run_options, options
+        )
+        self._built = (metric, dict(options), scorer)
+        return scorer
+
+    def answer_of(self, output: object) -> object:
+        """(An update rewrites no conversation: its turns say what each must show.)"""
+        raise ConfigError("an update does not rewrite a conversation's turns: edit them")
+
+
+def _users_said(recorded: object) -> list[object] | None:
+    """The user's messages of a recorded conversation, in order (None: not one)."""
+    messages = recorded.get("messages") if isinstance(recorded, Mapping) else None
+    if not isinstance(messages, list):
+        return None
+    return [
+        m.get("content") for m in messages if isinstance(m, Mapping) and m.get("role") == "user"
+    ]
+
+
+def _script_user(script: Sequence[str]) -> Callable[[list[JsonValue]], str | None]:
+    """The user of a script: its next message each turn, None once it is spent."""
+    said = iter(list(script))
+    return lambda _messages: next(said, None)
+
+
+def _named_user(spec: str | None) -> Callable[[list[JsonValue]], str | None]:
+    """The function ``spec`` names, called with the conversation so far (a copy: it cannot
+    change what the agent is given); its answer must be text or None."""
+    from .python_names import imported_module
+
+    assert spec is not None
+    module_name, _, attr = spec.partition(":")
+    module = imported_module(module_name.strip(), spec, "conversation user")
+    function = getattr(module, attr.strip(), None)
+    if not callable(function):
+        raise CaseFileError(
+            f"conversation user {spec!r}: module {module_name!r} has no function {attr!r}"
+        )
+
+    def user(messages: list[JsonValue]) -> str | None:
+        said = function(copy.deepcopy(messages))
+        if said is not None and not isinstance(said, str):
+            raise JsonMatchError(
+                f"conversation user {spec!r} returned {shown(said)}: give the user's next "
+                f"message (text), or None to end the conversation"
+            )
+        return said
+
+    return user

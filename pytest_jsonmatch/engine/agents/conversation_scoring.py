@@ -1,0 +1,202 @@
+"""A conversation scored turn by turn: each user turn's answer and steps against what that
+turn must show, and the end state once, as one comparison with one field table.
+
+A conversation is a run whose messages hold several user turns (a user's message, then
+the agent's messages until the next user message). It is read once
+(:func:`~.agent_run.read_run`, any vendor's messages) and cut into its turns
+(:func:`turns_of`); turn ``k``'s expectations (:class:`TurnExpectation`: its answer's fields,
+``expected``, and its steps, ``expected_run``) are scored by a run's scorer
+(:class:`~.agent_scorers.RunScorer`) built once for that turn, from that turn's messages
+alone. Its rows take the turn's place in the table: ``turns[1].status``,
+``turns[1].run[0].refund.order``; the state the conversation left is scored once, under
+``state``. A turn the conversation never reached (the agent stopped answering, the user
+ended early) is scored as an empty turn: what it had to show is omitted.
+
+One score, as a run's: each part's headline weighted by its counted rows, so a conversation
+earns credit turn by turn instead of all or nothing; :attr:`ConversationResult.turn_scores`
+keeps each turn's own score, and :func:`first_failing_turn` names the first turn below a
+threshold (docs/metrics.md, "A conversation: turn by turn").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from ..core.errors import ConfigError
+from ..reading.agent_messages import ASSISTANT, USER, Conversation
+from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part, combined
+from .agent_run import read_run
+from .agent_scorers import RunScorer
+from .run_paths import placed, under
+
+TURNS = "turns"
+
+
+class TurnExpectation(NamedTuple):
+    """What one user turn's reply must show: its answer's fields (``expected``; None: not
+    scored) and its steps (``expected_run``, as a run case gives them; None: not scored)."""
+
+    expected: object = None
+    expected_run: object = None
+
+
+class ConversationResult(NamedTuple):
+    """A conversation's comparison (``result``, its one table) and each expected turn's own
+    score, in order (None: a turn with nothing expected of it)."""
+
+    result: MatchResult
+    turn_scores: tuple[float | None, ...]
+
+
+def turns_of(conversation: Conversation) -> list[Conversation]:
+    """``conversation``'s user turns, in order: each from a user message up to the next one,
+    its ``start`` at its first assistant message (past its end where the agent said nothing).
+    Messages before the first user message (a system prompt) belong to no turn."""
+    firsts = [k for k, m in enumerate(conversation.messages) if m.role == USER]
+    turns: list[Conversation] = []
+    for n, first in enumerate(firsts):
+        end = firsts[n + 1] if n + 1 < len(firsts) else len(conversation.messages)
+        held = conversation.messages[first:end]
+        start = next(
+            (m.item for m in held if m.role == ASSISTANT), (held[-1].item + 1) if held else 0
+        )
+        turns.append(Conversation(held, None, start, conversation.depth))
+    return turns
+
+
+class ConversationScorer:
+    """One conversation case's scorer, made once for its turns' expectations, its end state
+    and its settings: a run's scorer for each turn that expects something, one for the
+    state; :meth:`scored` reads a conversation once and scores every turn from it."""
+
+    __slots__ = ("metric", "turns", "state")
+
+    def __init__(
+        self,
+        turns: Sequence[TurnExpectation],
+        expected_state: object,
+        metric: str,
+        run_options: Mapping[str, object] | None,
+        options: Mapping[str, object],
+    ) -> None:
+        if not turns:
+            raise ConfigError("a conversation is scored turn by turn: give at least one turn")
+        self.metric = metric
+        self.turns: list[RunScorer | None] = []
+        for k, turn in enumerate(turns):
+            if turn.expected is None and turn.expected_run is None:
+                self.turns.append(None)
+                continue
+            try:
+                scorer = RunScorer(
+                    turn.expected, turn.expected_run, None, metric, run_options, options
+                )
+            except ConfigError as exc:
+                raise ConfigError(f"{TURNS}[{k}]: {exc}") from None
+            self.turns.append(scorer)
+        self.state = (
+            None
+            if expected_state is None
+            else RunScorer(None, None, expected_state, metric, None, options)
+        )
+        if self.state is None and all(t is None for t in self.turns):
+            raise ConfigError(
+                "a conversation is scored against what its turns show (expected, "
+                "expected_run) or the state it leaves (expected_state): give at least one"
+            )
+
+    def label(self) -> str:
+        """The comparison's metric, as its result names it: ``field_f1+turns+state``."""
+        return "+".join([self.metric, TURNS, *(["state"] if self.state is not None else [])])
+
+    def scored(self, actual: object) -> MatchResult:
+        """The conversation ``actual`` scored: every expected turn, then its end state."""
+        return self.scored_turns(actual).result
+
+    def scored_turns(self, actual: object) -> ConversationResult:
+        """:meth:`scored`, with each turn's own score."""
+        run = read_run(actual)
+        turns = turns_of(run)
+        parts: list[Part] = []
+        floors: list[FloorFailure] = []
+        scores: list[float | None] = []
+        for k, scorer in enumerate(self.turns):
+            if scorer is None:
+                scores.append(None)
+                continue
+            turn = turns[k] if k < len(turns) else Conversation((), None, 0, run.depth)
+            result = scorer.scored_read(turn)
+            scores.append(result.score)
+            prefix = f"{TURNS}[{k}]"
+            at = 0
+            for part in result.parts:
+                rows = [_turn_row(fr, prefix) for fr in result.fields[at : at + part.rows]]
+                at += part.rows
+                parts.append(Part(part.name, part.score, rows, part.metric))
+            floors += [
+                FloorFailure(under(prefix, f.path), f.min_score, f.score)
+                for f in result.floor_failures
+            ]
+        if self.state is not None:
+            state = self.state.scored_read(run)
+            parts += [Part("state", state.score, list(state.fields), self.metric)]
+            floors += state.floor_failures
+        return ConversationResult(combined(parts, None, tuple(floors), self.label()), tuple(scores))
+
+
+def _turn_row(fr: FieldResult, prefix: str) -> FieldResult:
+    """A turn's row under ``prefix`` (``turns[1]``); where a step was found kept as the
+    conversation's messages name it (``messages[5]``: the index counts every turn)."""
+    row = placed(fr, prefix, f"{TURNS}[]")
+    if fr.actual_path is None or not fr.actual_path.startswith("messages["):
+        return row
+    return row._replace(actual_path=fr.actual_path)
+
+
+def first_failing_turn(turn_scores: Sequence[float | None], threshold: float) -> int | None:
+    """The index of the first turn scored below ``threshold`` (None: none is)."""
+    return next((k for k, s in enumerate(turn_scores) if s is not None and s < threshold), None)
+
+
+def match_conversation(
+    actual: object,
+    turns: Sequence[Mapping[str, object]],
+    expected_state: object = None,
+    metric: str = "field_f1",
+    run_options: Mapping[str, object] | None = None,
+    **options: object,
+) -> MatchResult:
+    """Score a conversation (``actual``: a run's messages, several user turns, in any vendor
+    shape a run is read in; or ``{"messages": [...], "state": ...}``) turn by turn.
+
+    ``turns``: one mapping per user turn, in order, each with the turn's ``expected`` (its
+    answer's fields, under ``metric`` and ``options``) and ``expected_run`` (its steps, by
+    the ``trajectory`` metric with ``run_options``), either left out where that turn is not
+    scored on it. ``expected_state``: the state the conversation leaves.
+
+    The result's rows are each turn's under ``turns[k]`` and the state's under ``state``;
+    its metric ``"<metric>+turns"`` (``+state``); its score the parts' scores weighted by
+    their counted rows."""
+    return ConversationScorer(
+        expectations(turns), expected_state, metric, run_options, options
+    ).scored(actual)
+
+
+def expectations(turns: object, where: str = TURNS) -> list[TurnExpectation]:
+    """``turns`` (a list of mappings with ``expected`` and ``expected_run``) read as turn
+    expectations; ConfigError naming the turn and the key that is not one."""
+    if isinstance(turns, (str, bytes, Mapping)) or not isinstance(turns, Sequence):
+        raise ConfigError(f"{where} must be a list of turns (mappings), not {type(turns).__name__}")
+    out: list[TurnExpectation] = []
+    for k, turn in enumerate(turns):
+        if not isinstance(turn, Mapping):
+            raise ConfigError(f"{where}[{k}] must be a mapping, not {type(turn).__name__}")
+        unknown = sorted(set(turn) - {"expected", "expected_run", "user"})
+        if unknown:
+            raise ConfigError(
+                f"{where}[{k}]: unknown key {unknown[0]!r} (a turn gives user, expected, "
+                f"expected_run)"
+            )
+        out.append(TurnExpectation(turn.get("expected"), turn.get("expected_run")))
+    return out
