@@ -12,8 +12,10 @@ from collections.abc import Callable, Sequence
 
 from ..cases.case_files import GoldenCase
 from ..cases.python_names import imported_module
+from ..engine.agents.conversation_driver import Driven
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
 from ..engine.core.slotted import HashedSlotted
+from .call_figures import TargetResult
 from .call_settings import CallSettings, parse_calls
 
 # Runs an awaitable a target returned and gives its result (anything else passes through).
@@ -86,8 +88,13 @@ class HookFirst:
 
     def __call__(self, case: GoldenCase, awaited: Awaited) -> object:
         result = awaited(self.hook(case, self.target))
+        if result is not None:
+            return result
         # (the case makes its output: one call, or one a turn of a conversation)
-        return case.scorer.made(self.named, case.input, awaited) if result is None else result
+        made = case.scorer.made(self.named, case.input, awaited)
+        if isinstance(made, Driven):  # a conversation: its turns' costs summed
+            return TargetResult(made.run, made.input_tokens, made.output_tokens, made.cost)
+        return made
 
 
 # A target's name: what a test id (``case[name]``) and a recording's file name can hold as is.

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..core.errors import ParseError, shown
 from ..core.values import JsonValue
@@ -27,6 +27,18 @@ from .agent_run import run_json
 User = Callable[[list[JsonValue]], "str | None"]
 # what the agent's turn is given beside the case's own input keys
 TURN_KEYS: Final = ("messages", "turn", "conversation_id", "state")
+_USAGE: Final = ("input_tokens", "output_tokens", "cost")  # (what a turn may say it cost)
+
+
+class Driven(NamedTuple):
+    """A conversation as it was held: its JSON form (``run``, what is recorded and scored)
+    and what its turns said they cost, summed (None: no turn said; a target's
+    ``TargetResult``, an ``AgentRun``, reports ``input_tokens``, ``output_tokens``, ``cost``)."""
+
+    run: dict[str, JsonValue]
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
 
 
 def drive(
@@ -34,16 +46,17 @@ def drive(
     given: Mapping[str, object],
     user: User,
     max_turns: int,
-) -> dict[str, JsonValue]:
+) -> Driven:
     """The conversation ``agent`` holds with ``user``, at most ``max_turns`` user turns:
     each turn the user's message is added, then ``agent`` is called with ``given`` (the
     case's input) and ``messages`` (the conversation so far), ``turn``, ``conversation_id``
     and, from the second turn, ``state`` (the state its last turn left); its new messages
-    are added. The conversation in its JSON form."""
+    are added."""
     start = given.get("messages", [])
     messages: list[JsonValue] = run_json(start, None, "input")["messages"] if start else []  # type: ignore[assignment]
     state: JsonValue = None
     key = uuid.uuid4().hex
+    used: list[float | None] = [None, None, None]  # (input tokens, output tokens, cost)
     for turn in range(max_turns):
         said = user(copy.deepcopy(messages))
         if said is None:
@@ -53,10 +66,21 @@ def drive(
         value.update(turn=turn, conversation_id=key)
         if state is not None:
             value["state"] = copy.deepcopy(state)
-        new, left = turn_of(agent(value), messages, turn)
+        output = agent(value)
+        for k, name in enumerate(_USAGE):
+            figure = getattr(output, name, None)
+            if isinstance(figure, (int, float)) and not isinstance(figure, bool):
+                used[k] = figure if used[k] is None else used[k] + figure  # type: ignore[operator]
+        new, left = turn_of(output, messages, turn)
         messages.extend(new)
         state = left if left is not None else state
-    return {"messages": messages, "state": state}
+    tokens_in, tokens_out, cost = used
+    return Driven(
+        {"messages": messages, "state": state},
+        None if tokens_in is None else int(tokens_in),
+        None if tokens_out is None else int(tokens_out),
+        None if cost is None else float(cost),
+    )
 
 
 def turn_of(

@@ -33,6 +33,7 @@ from ...engine.results.field_results import (
     SCORE_EPSILON,
     FieldResult,
     Part,
+    PartScore,
     combined,
     f_beta,
     precision_recall,
@@ -114,8 +115,11 @@ def _parts_disagreement(comparison: Comparison) -> str:
     if held != len(rows):
         return f"its {len(c.parts)} parts hold {held} field rows, not its {len(rows)}"
     names = [part.name for part in c.parts]
-    if names != sorted(set(names), key=PART_NAMES.index):
-        return f"its parts are named {', '.join(names)}: each once, in the order {PART_NAMES}"
+    if names != sorted(set(names), key=PART_NAMES.index) and not _turn_by_turn(c.parts, rows):
+        return (
+            f"its parts are named {', '.join(names)}: each once, in the order {PART_NAMES} "
+            f"(a conversation's each once within a turn, its turns in order, its state last)"
+        )
     parts: list[Part] = []
     start = 0
     for part in c.parts:
@@ -135,6 +139,39 @@ def _parts_disagreement(comparison: Comparison) -> str:
             f"({', '.join(repr(p.score) for p in c.parts)}) weighted by their rows ({made!r})"
         )
     return ""
+
+
+def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bool:
+    """Whether ``parts`` are a conversation's (engine/agents/conversation_scoring.py): each
+    turn's parts, each named once and in the order of PART_NAMES, every row of each under
+    that turn's ``turns[k]``, the turns in order; then at most one ``state`` part, its rows
+    under no turn. A part of no rows stands where it is named (its turn cannot be told)."""
+    from ...engine.agents.conversation_scoring import TURNS
+
+    def turn(path: str) -> int | None:
+        head, bracket, rest = path.partition("[")
+        index, close, _ = rest.partition("]")
+        ok = head == TURNS and bracket and close and index.isdigit()
+        return int(index) if ok else None
+
+    placed: list[tuple[float, int]] = []
+    start = 0
+    for part in parts:
+        mine, start = rows[start : start + part.rows], start + part.rows
+        turns = {turn(fr.path) for fr in mine}
+        if part.name == "state":
+            if None not in turns and mine:
+                return False  # a state's rows are under no turn
+            if turns - {None}:
+                return False
+            placed.append((float("inf"), PART_NAMES.index(part.name)))
+        elif len(turns) > 1 or None in turns:
+            return False  # a turn's part holds the rows of that one turn
+        elif turns:
+            placed.append((float(turns.pop()), PART_NAMES.index(part.name)))
+    return any(at < float("inf") for at, _ in placed) and all(
+        a < b for a, b in zip(placed, placed[1:])
+    )
 
 
 def score_disagreement(comparison: Comparison) -> str:

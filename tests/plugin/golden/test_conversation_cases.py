@@ -1,0 +1,240 @@
+"""Golden conversation cases: the user's turns scripted in the case file (or played by a
+Python function), the agent called once a turn with the conversation so far, each turn held
+to what it must show and the end state to the case's; the whole conversation recorded as one
+run and replayed with the model gone, a changed user turn named as where the replay departs
+(docs/agents.md, "Conversations"). The agent is ``run_tools`` with the real ``openai``
+client against a refund desk's model on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.helpers.http_models import ChatModel, serving
+from tests.helpers.plugin_cases import ARGS, write
+from tests.helpers.reports import held
+
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
+openai = pytest.importorskip("openai")  # (the test extra installs it)
+
+
+def desk(body: dict) -> tuple[dict, str]:
+    """The refund desk's model: asked without an order number, it asks for one (in JSON);
+    given one, it calls ``refund(order)``; given the refund's result, it answers with it.
+    Told "twelve", it refunds order 12 whatever else was said."""
+    messages = body["messages"]
+    last = messages[-1]
+    if last["role"] == "tool":
+        done = json.loads(last["content"])
+        return {"role": "assistant", "content": json.dumps({"status": "refunded", **done})}, "stop"
+    said = last["content"]
+    order = "12" if "twelve" in said else "".join(re.findall(r"\d", said))
+    if not order:
+        return {"role": "assistant", "content": json.dumps({"asks_for": "order_id"})}, "stop"
+    call = {
+        "id": f"call_{len(messages)}",
+        "type": "function",
+        "function": {"name": "refund", "arguments": json.dumps({"order": order})},
+    }
+    return {"role": "assistant", "content": None, "tool_calls": [call]}, "stop"
+
+
+AGENT = """
+import openai
+from pytest_jsonmatch.integrations.openai_agent import run_tools
+
+TOOLS = [{"type": "function", "function": {"name": "refund", "parameters": {"type": "object"}}}]
+client = openai.OpenAI(base_url="{url}", api_key="test-key", max_retries=0)
+DESKS = {}  # each conversation's desk, kept between its turns under its id
+
+
+class Desk:
+    def __init__(self):
+        self.refunds = []
+
+    def refund(self, order):
+        self.refunds.append({"order": order})
+        return {"order": order}
+
+
+def agent(case_input):
+    desk = DESKS.setdefault(case_input["conversation_id"], Desk())
+    return run_tools(client, model="desk-1", messages=case_input["messages"], tools=TOOLS,
+                     functions={"refund": desk.refund}, state=desk)
+
+
+def impatient(messages):
+    # the user's side played by a function: says what they want, then the order, then stops
+    users = [m for m in messages if m["role"] == "user"]
+    return ["I want my money back", "order 1234"][len(users)] if len(users) < 2 else None
+"""
+
+CASES = """
+run_options: {mode: superset}
+cases:
+  - id: refund
+    conversation:
+      - user: I want my money back
+        expected: {asks_for: order_id}
+      - user: It is order 1234
+        expected_run: [{name: refund, arguments: {order: "1234"}}]
+        expected: {status: refunded, order: "1234"}
+    expected_state: {refunds: [{order: "1234"}]}
+  - id: misheard
+    conversation:
+      - user: Refund please
+        expected: {asks_for: order_id}
+      - user: order 1234, not twelve
+        expected_run: [{name: refund, arguments: {order: "1234"}}]
+        expected: {status: refunded, order: "1234"}
+    expected_state: {refunds: [{order: "1234"}]}
+  - id: played
+    conversation:
+      user: agent:impatient
+      turns:
+        - expected: {asks_for: order_id}
+        - expected: {status: refunded, order: "1234"}
+    expected_state: {refunds: [{order: "1234"}]}
+"""
+
+
+@pytest.fixture
+def model():
+    server = ChatModel(desk)
+    with serving(server):
+        yield server
+
+
+def test_conversations_scored_turn_by_turn_recorded_and_replayed_with_the_model_gone(
+    pytester, model
+):
+    write(pytester, "agent.py", AGENT.replace("{url}", model.url))
+    write(pytester, "desk.jsonmatch.yaml", CASES)
+    pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-record=once", "--jsonmatch-report=r.json", "-v"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    # each conversation: one request in its first turn, two in its second
+    assert len(model.asked) == 9
+    # misheard: turn 0's answer matches (1 row, 1.0); turn 1 refunds order 12: its answer
+    # 2 rows, the order wrong (F1 1/2), its step 2 rows, the argument wrong (F1 1/2); the
+    # state's one row wrong (0.0): (1 * 1 + 2 * 0.5 + 2 * 0.5 + 1 * 0) / 6 = 0.5
+    result.stdout.fnmatch_lines(
+        [
+            "*field_f1+turns+state: score 0.5000 < threshold 1.0000*",
+            "*the conversation first went wrong at turn 1 (the user's message 2): "
+            'turns?1?.order mismatch, expected "1234", actual "12"*',
+            # three conversations' requests of 50 and 10 tokens each, summed over their turns
+            "calls: 3, *; tokens 450 in, 90 out",
+        ]
+    )
+    report = held((pytester.path / "r.json").read_text())
+    by_id = {c["case_id"].rsplit("::", 1)[1]: c for c in report["comparisons"]}
+    assert {i: c["metric"] for i, c in by_id.items()} == dict.fromkeys(
+        ("refund", "misheard", "played"), "field_f1+turns+state"
+    )
+    assert by_id["misheard"]["score"] == pytest.approx(0.5)
+    assert report["fields"]["turns[].order"]["mismatch"] == 1
+
+    # the recording holds the whole conversation, both users' turns and the state, as JSON
+    folder = pytester.path / "__recordings__" / "desk.jsonmatch.yaml"
+    output = json.loads((folder / "refund.json").read_text())["output"]
+    assert [m["role"] for m in output["messages"]] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert output["state"] == {"refunds": [{"order": "1234"}]}
+
+    # replayed offline: neither the model nor the user's function is reached
+    model.shutdown()
+    asked = len(model.asked)
+    again = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "-p", "no:cacheprovider")
+    again.assert_outcomes(passed=2, failed=1)
+    assert len(model.asked) == asked
+
+
+def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester, model):
+    write(pytester, "agent.py", AGENT.replace("{url}", model.url))
+    write(pytester, "desk.jsonmatch.yaml", CASES)
+    pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once").assert_outcomes(
+        passed=2, failed=1
+    )
+    write(pytester, "desk.jsonmatch.yaml", CASES.replace("It is order 1234", "It is order 4321"))
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none")
+    result.assert_outcomes(passed=1, failed=2)  # (refund: stale, not scored)
+    result.stdout.fnmatch_lines(
+        [
+            "*desk.jsonmatch.yaml:4: case 'refund': the recording "
+            "__recordings__/desk.jsonmatch.yaml/refund.json is stale (the user's turn 1 of "
+            "the conversation (recorded: 'It is order 1234'; now: 'It is order 4321') "
+            "changed since it was recorded)*"
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        (
+            "conversation: [{user: hi, expected: {a: 1}}]\nexpected: {a: 1}",
+            "case 'c': a conversation's turns say what each must show: give expected within a "
+            "turn of conversation (expected, expected_run), not beside it",
+        ),
+        (
+            "conversation: [{expected: {a: 1}}]",
+            "case 'c': conversation: turn 0: user must be the user's message (text)",
+        ),
+        (
+            "conversation: [{user: hi, expect: {a: 1}}]",
+            "case 'c': conversation: turn 0: unknown key 'expect' (a turn gives user, expected, "
+            "expected_run)",
+        ),
+        (
+            "conversation: []",
+            "case 'c': conversation: give the user's turns",
+        ),
+        (
+            "conversation: {user: agent, turns: [{expected: {a: 1}}]}",
+            "case 'c': conversation: user must name the function that plays the user: "
+            "module:function",
+        ),
+        (
+            "conversation: {user: 'agent:impatient', max_turns: 0, turns: [{expected: {a: 1}}]}",
+            "case 'c': conversation: max_turns must be a whole number from 1 to 1000, not 0",
+        ),
+        (
+            "conversation: [{user: hi}]",
+            "case 'c': conversation: a conversation is scored against what its turns show",
+        ),
+        (
+            "conversation: [{user: hi, expected: {a: 1}}]\ninput: [1]",
+            "case 'c': a conversation's input must be a mapping (its messages, ...), not [1]",
+        ),
+        (
+            "conversation: [{user: hi, expected_run: search}]",
+            "case 'c': conversation: turns[0]: ",
+        ),
+    ],
+)
+def test_a_conversation_case_mistake_names_the_file_line_and_case(pytester, case, said):
+    body = "\n".join("    " + line for line in case.splitlines())
+    write(pytester, "desk.jsonmatch.yaml", f"cases:\n  - id: c\n{body}\n")
+    write(
+        pytester,
+        "agent.py",
+        "def agent(value):\n    return value\n\n\ndef impatient(m):\n    return None\n",
+    )
+    pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+    result = pytester.runpytest_inprocess(*ARGS)
+    assert result.ret != 0
+    shown = said.replace("[", "?").replace("]", "?")  # (brackets are fnmatch's classes)
+    result.stdout.fnmatch_lines([f"*desk.jsonmatch.yaml:*{shown}*"])
