@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 # the keys of a scripted turn, and of a conversation played by a function
 TURN_KEYS = frozenset({"user", "expected", "expected_run"})
-PLAYED_KEYS = frozenset({"user", "max_turns", "turns"})
+PLAYED_KEYS = frozenset({"user", "simulated", "max_turns", "turns"})
 MAX_TURNS = 10  # a conversation played by a function: the most turns, unless the case says
 USER_TURNS = "user_turns"  # the script's user messages, in the case's input
 
@@ -66,7 +66,7 @@ class ConversationExpectations(Slotted):
     def __init__(
         self,
         script: Sequence[str] | None,
-        user: str | None,
+        user: str | Mapping[str, object] | None,
         max_turns: int,
         turns: Sequence[Mapping[str, object]],
         run_options: Mapping[str, object],
@@ -140,11 +140,23 @@ class ConversationExpectations(Slotted):
         unknown = sorted(set(given) - PLAYED_KEYS)
         if unknown:
             raise ConfigError(
-                f"unknown key {unknown[0]!r} (a conversation played by a function gives "
-                f"user: module:function, max_turns and turns)"
+                f"unknown key {unknown[0]!r} (a conversation played by a function or a model "
+                f"gives user: module:function or simulated: its settings, max_turns and turns)"
+            )
+        if ("user" in given) == ("simulated" in given):
+            raise ConfigError(
+                "name who plays the user: a function (user: module:function) or a model "
+                "(simulated: persona, goal, instructions, model...), one of the two"
             )
         user = given.get("user")
-        if not isinstance(user, str) or ":" not in user:
+        simulated = given.get("simulated")
+        if simulated is not None:
+            if not isinstance(simulated, Mapping):
+                raise ConfigError("simulated must be a mapping of the simulated user's settings")
+            from ..engine.agents.simulated_user import SimulatedUser
+
+            SimulatedUser(simulated)  # (its settings checked now; it is made anew each time)
+        elif not isinstance(user, str) or ":" not in user:
             raise ConfigError("user must name the function that plays the user: module:function")
         limit = given.get("max_turns", MAX_TURNS)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
@@ -152,7 +164,8 @@ class ConversationExpectations(Slotted):
         turns = given.get("turns", [])
         if not isinstance(turns, list):
             raise ConfigError("turns must be a list: what each turn must show, in order")
-        return cls(None, user, limit, turns, run_options, state)
+        player = str(user) if simulated is None else dict(simulated)
+        return cls(None, player, limit, turns, run_options, state)
 
     # -- the case's input and output ---------------------------------------------------
 
@@ -169,7 +182,7 @@ class ConversationExpectations(Slotted):
         if self.script is not None:
             out[USER_TURNS] = list(self.script)
         else:
-            out["user"] = self.user
+            out["user"] = self.user if isinstance(self.user, str) else dict(self.user or {})
         return out
 
     def made(
@@ -182,7 +195,13 @@ class ConversationExpectations(Slotted):
         from ..engine.agents.conversation_driver import drive
 
         base = {k: v for k, v in (given or {}).items() if k not in (USER_TURNS, "user")}  # type: ignore[attr-defined]
-        user = _script_user(self.script) if self.script is not None else _named_user(self.user)
+        user = (
+            _script_user(self.script)
+            if self.script is not None
+            else _named_user(self.user)
+            if isinstance(self.user, str)
+            else _simulated_user(self.user)
+        )
         return drive(lambda value: awaited(target(value)), base, user, self.max_turns)
 
     def input_change(self, recorded: object, given: object) -> str:
@@ -249,6 +268,16 @@ def _script_user(script: Sequence[str]) -> Callable[[list[JsonValue]], str | Non
     """The user of a script: its next message each turn, None once it is spent."""
     said = iter(list(script))
     return lambda _messages: next(said, None)
+
+
+def _simulated_user(
+    settings: Mapping[str, object] | None,
+) -> Callable[[list[JsonValue]], str | None]:
+    """A user played by a model with these settings (made for one conversation)."""
+    from ..engine.agents.simulated_user import SimulatedUser
+
+    assert settings is not None
+    return SimulatedUser(settings)
 
 
 def _named_user(spec: str | None) -> Callable[[list[JsonValue]], str | None]:

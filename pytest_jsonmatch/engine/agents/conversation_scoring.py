@@ -80,8 +80,6 @@ class ConversationScorer:
         run_options: Mapping[str, object] | None,
         options: Mapping[str, object],
     ) -> None:
-        if not turns:
-            raise ConfigError("a conversation is scored turn by turn: give at least one turn")
         self.metric = metric
         self.turns: list[RunScorer | None] = []
         for k, turn in enumerate(turns):

@@ -208,7 +208,7 @@ def test_the_same_conversation_scores_the_same_read_from_openai_or_anthropic() -
 @pytest.mark.parametrize(
     ("turns", "state", "metric", "said"),
     [
-        ([], None, "field_f1", "give at least one turn"),
+        ([], None, "field_f1", "expected_state): give at least one"),
         ([{}, {}], None, "field_f1", "give at least one"),
         (
             [{"expected": {"a": 1}, "expect": {}}],

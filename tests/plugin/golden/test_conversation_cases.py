@@ -238,3 +238,78 @@ def test_a_conversation_case_mistake_names_the_file_line_and_case(pytester, case
     assert result.ret != 0
     shown = said.replace("[", "?").replace("]", "?")  # (brackets are fnmatch's classes)
     result.stdout.fnmatch_lines([f"*desk.jsonmatch.yaml:*{shown}*"])
+
+
+def user_model(body: dict) -> tuple[dict, str]:
+    """The model that plays the user: it asks for its refund, gives its order when asked
+    (and, when its goal is order 55, its email too, which its instructions withhold), then
+    says it is done."""
+    prompt = body["messages"][0]["content"]
+    said = prompt.count("\nYou: ")
+    if said == 0:
+        text = "I want my money back"
+    elif said == 1:
+        text = "It is jane@example.com, order 55" if "order 55" in prompt else "It is order 1234"
+    else:
+        text = "Thanks. ###STOP###"
+    return {"role": "assistant", "content": text}, "stop"
+
+
+SIMULATED = """
+run_options: {mode: superset}
+cases:
+  - id: simulated
+    conversation:
+      simulated: &user
+        persona: An impatient customer
+        goal: Get order 1234 refunded
+        withhold: [jane@example.com]
+        model: user-1
+        endpoint_env: SIMULATED_USER_URL
+      max_turns: 5
+      turns:
+        - expected: {asks_for: order_id}
+        - expected: {status: refunded, order: "1234"}
+    expected_state: {refunds: [{order: "1234"}]}
+  - id: spoiled
+    conversation:
+      simulated: {<<: *user, goal: Get order 55 refunded}
+    expected_state: {refunds: [{order: "55"}]}
+"""
+
+
+def test_a_user_played_by_a_model_recorded_replayed_and_its_faults_told_apart(
+    pytester, model, monkeypatch
+):
+    player = ChatModel(user_model)
+    with serving(player):
+        monkeypatch.setenv("SIMULATED_USER_URL", player.url)
+        write(pytester, "agent.py", AGENT.replace("{url}", model.url))
+        write(pytester, "desk.jsonmatch.yaml", SIMULATED)
+        pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+        result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    # simulated: three user turns asked (the third said the stop signal); spoiled: two, its
+    # second breaking its instructions before the agent saw it
+    assert len(player.asked) == 5
+    result.stdout.fnmatch_lines(
+        [
+            "*spoiled*the simulated user revealed 'jane@example.com' at turn 1, which its "
+            "instructions withhold (withhold)*",
+        ]
+    )
+    recording = pytester.path / "__recordings__" / "desk.jsonmatch.yaml" / "simulated.json"
+    users = [
+        m["content"]
+        for m in json.loads(recording.read_text())["output"]["messages"]
+        if m["role"] == "user"
+    ]
+    assert users == ["I want my money back", "It is order 1234"]
+    assert not (recording.parent / "spoiled.json").exists()  # (no conversation to replay)
+
+    # replayed with neither the agent's model nor the user's reachable, nor its variable set
+    model.shutdown()
+    monkeypatch.delenv("SIMULATED_USER_URL")
+    again = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "-v")
+    again.assert_outcomes(passed=1, failed=1)
+    again.stdout.fnmatch_lines(["*spoiled*no recording of this case*"])

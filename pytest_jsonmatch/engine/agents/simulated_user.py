@@ -1,0 +1,219 @@
+"""A user played by a language model: a persona, a goal and instructions, asked each turn
+for the user's next message through an OpenAI-compatible endpoint (the judge's transport:
+one request, the key read from the variable ``key_env`` names), until it says its stop
+signal or the turn limit comes.
+
+What the simulated user says is checked against its instructions before the agent sees it,
+by rules: it must not reveal what they withhold (``withhold``: each text, found in its
+message whatever its case), must not end the conversation before ``min_turns`` user
+messages, and must say something (an empty message, or one cut off by the token limit, is
+no user turn). A message that breaks one is a :class:`SimulatorFault`: the conversation is
+the simulator's failure, never scored as the agent's (the case is an error naming the rule
+and the turn).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+from ..core.errors import ConfigError, JsonMatchError
+from ..core.values import JsonValue
+from ..judge.messages import JudgeReply, JudgeRequest
+
+STOP: Final = "###STOP###"  # the stop signal a simulated user says unless told another
+# the keys of a simulated user's settings
+KEYS: Final = frozenset(
+    {
+        "persona",
+        "goal",
+        "instructions",
+        "withhold",
+        "stop",
+        "min_turns",
+        "model",
+        "model_env",
+        "endpoint",
+        "endpoint_env",
+        "key_env",
+        "max_tokens",
+        "timeout",
+    }
+)
+_TEXTS: Final = ("persona", "goal", "instructions", "stop")
+_VARIABLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # (an environment variable's name)
+
+
+class SimulatorFault(JsonMatchError):
+    """The simulated user broke its instructions: the conversation is the simulator's
+    failure, not the agent's."""
+
+
+class SimulatedUser:
+    """A user played by a model, its settings read and checked once (``settings``, a case
+    file's ``simulated:`` mapping); called with the conversation so far, it gives the
+    user's next message or None (it said its stop signal). ``transport`` sends one
+    request (the judge's HTTP transport unless given)."""
+
+    def __init__(
+        self,
+        settings: Mapping[str, object],
+        transport: Callable[[JudgeRequest], JudgeReply] | None = None,
+    ) -> None:
+        unknown = sorted(set(settings) - KEYS)
+        if unknown:
+            raise ConfigError(
+                f"simulated: unknown key {unknown[0]!r}; a simulated user gives "
+                f"{', '.join(sorted(KEYS))}"
+            )
+        for key in _TEXTS:
+            if key in settings and not isinstance(settings[key], str):
+                raise ConfigError(f"simulated: {key} must be text")
+        if not settings.get("goal"):
+            raise ConfigError("simulated: give the user's goal (goal: what they came for)")
+        withhold = settings.get("withhold", [])
+        if isinstance(withhold, str):
+            withhold = [withhold]
+        if not isinstance(withhold, list) or not all(isinstance(w, str) and w for w in withhold):
+            raise ConfigError("simulated: withhold must be a list of texts the user must not say")
+        self.withhold: tuple[str, ...] = tuple(withhold)
+        self.stop = str(settings.get("stop") or STOP)
+        self.min_turns = _whole(settings.get("min_turns", 1), "min_turns", 1, 1000)
+        self.max_tokens = (
+            None
+            if settings.get("max_tokens") is None
+            else _whole(settings["max_tokens"], "max_tokens", 1, 10**6)
+        )
+        timeout = settings.get("timeout", 60)
+        if (
+            not isinstance(timeout, (int, float))
+            or isinstance(timeout, bool)
+            or not 0 < timeout <= 3600
+        ):
+            raise ConfigError(
+                "simulated: timeout must be a number of seconds above 0, at most 3600"
+            )
+        self.timeout = float(timeout)
+        self.settings = settings
+        self.persona = str(settings.get("persona", ""))
+        self.goal, self.instructions = str(settings["goal"]), str(settings.get("instructions", ""))
+        if ("model" in settings) == ("model_env" in settings):
+            raise ConfigError(
+                "simulated: name its model (model: NAME) or the environment variable that "
+                "holds it (model_env: NAME), one of the two"
+            )
+        if "endpoint" in settings and "endpoint_env" in settings:
+            raise ConfigError("simulated: give endpoint or endpoint_env, not both")
+        for key in ("model_env", "endpoint_env", "key_env"):
+            name = settings.get(key)
+            if name is not None and not (isinstance(name, str) and _VARIABLE.fullmatch(name)):
+                raise ConfigError(
+                    f"simulated: {key} must name an environment variable (letters, digits, "
+                    f"_), never hold its value"
+                )
+        self.transport = transport
+
+    def __call__(self, messages: Sequence[JsonValue]) -> str | None:
+        """The user's next message in the conversation ``messages`` (None: it ended it)."""
+        reply = self._send(self.prompt(messages))
+        said = reply.content.strip()
+        turn = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role") == "user")
+        if self.stop in said:
+            if turn < self.min_turns:
+                raise SimulatorFault(
+                    f"the simulated user ended the conversation at turn {turn}, before the "
+                    f"{self.min_turns} user turns its settings ask for (min_turns)"
+                )
+            return None
+        if reply.finish_reason == "length":
+            raise SimulatorFault(
+                f"the simulated user's message at turn {turn} was cut off by the token limit "
+                f"(max_tokens): no user turn"
+            )
+        if not said:
+            raise SimulatorFault(f"the simulated user said nothing at turn {turn}")
+        lowered = said.casefold()
+        for secret in self.withhold:
+            if secret.casefold() in lowered:
+                raise SimulatorFault(
+                    f"the simulated user revealed {secret!r} at turn {turn}, which its "
+                    f"instructions withhold (withhold)"
+                )
+        return said
+
+    def prompt(self, messages: Sequence[JsonValue]) -> str:
+        """What the model playing the user is asked: who it is, what it wants, its rules,
+        and the conversation so far as the user saw it (the assistant's words, never its
+        tool calls or their results)."""
+        lines = [
+            "You are playing the user of an assistant, to test the assistant. Stay in your "
+            "role for the whole conversation.",
+            f"Who you are: {self.persona}" if self.persona else "",
+            f"What you want: {self.goal}",
+            f"Your instructions: {self.instructions}" if self.instructions else "",
+            "Write only the user's next message, as plain text, in the user's own words. "
+            "Never mention these instructions. Do not make up facts your instructions do "
+            f"not give. When you have what you came for, or the assistant cannot help, "
+            f"write exactly {self.stop}",
+            "",
+            "The conversation so far:" if messages else "You speak first.",
+        ]
+        for message in messages:
+            if not isinstance(message, Mapping):
+                continue
+            text = _text(message.get("content"))
+            if text and message.get("role") in ("user", "assistant"):
+                who = "You" if message.get("role") == "user" else "Assistant"
+                lines.append(f"{who}: {text}")
+        lines += ["", "Your next message:"]
+        return "\n".join(line for line in lines if line is not None)
+
+    def _send(self, prompt: str) -> JudgeReply:
+        model = _setting(self.settings, "model")
+        endpoint = _setting(self.settings, "endpoint") or "https://api.openai.com/v1"
+        key_env = self.settings.get("key_env", "")
+        request = JudgeRequest(
+            model, prompt, 1, endpoint, str(key_env or ""), self.max_tokens, self.timeout
+        )
+        transport = self.transport
+        if transport is None:
+            from ..judge.http_transport import HttpTransport
+
+            transport = HttpTransport()
+        return transport(request)
+
+
+def _setting(settings: Mapping[str, object], key: str) -> str:
+    """A setting given as itself (``model``) or as the environment variable that holds it
+    (``model_env``), read when the user is first asked (a replay never asks it)."""
+    name = settings.get(f"{key}_env")
+    if name is None:
+        return str(settings.get(key) or "")
+    value = os.environ.get(str(name), "")
+    if not value:
+        raise ConfigError(
+            f"simulated: {key}_env names {name!r}, which is not set: set it to the simulated "
+            f"user's {key}, or replay the conversation (--jsonmatch-record=none)"
+        )
+    return value
+
+
+def _text(content: object) -> str:
+    """A message's words: its text, the text of its text blocks, or its JSON."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [b.get("text") for b in content if isinstance(b, Mapping)]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return json.dumps(content)
+
+
+def _whole(value: object, key: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"simulated: {key} must be a whole number from {low} to {high}")
+    return value
