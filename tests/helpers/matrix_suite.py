@@ -58,7 +58,31 @@ def _say(case_input, said):
     return TargetResult(said, input_tokens=20, output_tokens=5, cost=0.001)
 
 
+_stores = {}
+
+
+def _talk(case_input):
+    """A conversation's turn: the agent asks for the order, then refunds it (its number the
+    digits of the user's last message, or the input's ``order`` where it misreads them);
+    what it holds kept by conversation, so that each conversation starts fresh."""
+    store = _stores.setdefault(case_input["conversation_id"], {"refunds": []})
+    messages = case_input["messages"]
+    digits = "".join(c for c in messages[-1]["content"] if c.isdigit())
+    if not digits:
+        ask = {"asks_for": case_input.get("asks_for", "order_id")}
+        return {"messages": [{"role": "assistant", "content": json.dumps(ask)}], "state": store}
+    order = case_input.get("order", digits)
+    store["refunds"].append({"order": order})
+    steps = [{"role": "assistant", "content": None,
+              "tool_calls": [_call(0, "refund", {"order": order})]},
+             {"role": "tool", "tool_call_id": "call_0", "content": json.dumps({"ok": True})},
+             {"role": "assistant", "content": json.dumps({"refund": "done", "order": order})}]
+    return AgentRun(messages + steps, state=store, input_tokens=30, output_tokens=6)
+
+
 def answer(case_input):
+    if "conversation_id" in case_input:
+        return _talk(case_input)
     key = json.dumps(case_input, sort_keys=True)
     k = _asked[key]
     _asked[key] += 1
@@ -309,6 +333,31 @@ CASE_FILES = {
           - id: given
             expected: {vendor: Q, total: 1}
             actual: {vendor: Q, total: 1}
+    """,
+    "conversation": """
+        threshold: 1.0
+        run_options: {mode: superset}
+        cases:
+          - id: refund
+            conversation:
+              - user: I want my money back
+                expected: {asks_for: order_id}
+              - user: It is order 1234
+                expected_run: [{name: refund, arguments: {order: "1234"}}]
+                expected: {refund: done, order: "1234"}
+            expected_state: {refunds: [{order: "1234"}]}
+          # the agent misreads the order (4312): turn 0's answer right (1 row); turn 1's
+          # answer (2 rows) and step (2 rows: its name, its order) 1 of 2 each; the state's
+          # one row wrong: (1 + 2 * 1/2 + 2 * 1/2 + 0) / 6 = 1/2
+          - id: misread_order
+            input: {order: "4312"}
+            conversation:
+              - user: I want my money back
+                expected: {asks_for: order_id}
+              - user: It is order 1234
+                expected_run: [{name: refund, arguments: {order: "1234"}}]
+                expected: {refund: done, order: "1234"}
+            expected_state: {refunds: [{order: "1234"}]}
     """,
 }
 

@@ -73,6 +73,11 @@ KINDS = {
     "targets": Kind(
         "named targets with a reference (model comparison)", {"zeta[base]": 1.0, "zeta[cand]": 0.4}
     ),
+    # a conversation has no `expected:` of its own (its turns say what each must show): an
+    # update leaves it as it is. misread_order: turn 0's answer (1 row, matches); turn 1's
+    # step (2 rows: its name matches, its order not) and answer (2 rows, 1 matches); the
+    # state (1 row, wrong): 3 of 6 rows, 1/2, before and after
+    "conversation": Kind("a scripted conversation: its turns and its end state"),
 }
 
 

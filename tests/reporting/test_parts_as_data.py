@@ -2,10 +2,16 @@
 parts as data (``MatchResult.parts``, a report's ``parts``: each part's name, metric, rows
 and score), never by its metric's label or its rows' paths: a label that names no
 trajectory, and rows under no ``run``, still show the trajectory part's steps; an answer's
-row at a ``run[...]`` path is no step; an answer's field named ``state`` is the answer's."""
+row at a ``run[...]`` path is no step; an answer's field named ``state`` is the answer's. A conversation's parts are each turn's
+in turn, then its end state's: a merge rescores them so."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from pytest_jsonmatch import match_conversation
 from pytest_jsonmatch.engine.results.field_results import (
     MATCH,
     MISMATCH,
@@ -121,3 +127,71 @@ def test_a_merge_refuses_parts_named_twice_or_out_of_order():
     assert "its parts are named state, state: each once, in the order" in score_disagreement(
         Comparison.from_dict(written)
     )
+
+
+def _refund(order: str) -> dict[str, object]:
+    """A conversation of two user turns: the agent asks for the order, then refunds
+    ``order`` (one step) and says so; the state it leaves."""
+    arguments = json.dumps({"order": order})
+    call = {"id": "c1", "type": "function", "function": {"name": "refund", "arguments": arguments}}
+    return {
+        "messages": [
+            {"role": "user", "content": "I want my money back"},
+            {"role": "assistant", "content": '{"asks_for": "order_id"}'},
+            {"role": "user", "content": "It is order 1234"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true}'},
+            {"role": "assistant", "content": json.dumps({"refund": "done", "order": order})},
+        ],
+        "state": {"refunds": [{"order": order}]},
+    }
+
+
+def _conversation() -> Comparison:
+    """The conversation with the order misread (4312): turn 0's answer (1 row) matches;
+    turn 1's answer (2 rows) and step (its name and its order: 2 rows) match 1 of 2 each;
+    the state's one row does not."""
+    turns = [
+        {"expected": {"asks_for": "order_id"}},
+        {
+            "expected": {"refund": "done", "order": "1234"},
+            "expected_run": [{"name": "refund", "arguments": {"order": "1234"}}],
+        },
+    ]
+    state = {"refunds": [{"order": "1234"}]}
+    result = match_conversation(_refund("4312"), turns, state, run_options={"mode": "superset"})
+    return _comparison(result)
+
+
+def test_a_merge_rescores_a_conversations_parts_turn_by_turn():
+    comparison = _conversation()
+    # a part name comes once per turn: the turns' parts in turn, then the state's
+    assert [(p.name, p.rows, p.score) for p in comparison.parts] == [
+        ("answer", 1, 1.0),
+        ("answer", 2, 0.5),
+        ("trajectory", 2, 0.5),
+        ("state", 1, 0.0),
+    ]
+    # (1 * 1 + 2 * 1/2 + 2 * 1/2 + 1 * 0) / 6 = 3/6
+    assert comparison.score == 0.5
+    assert score_disagreement(comparison) == ""
+    assert score_disagreement(Comparison.from_dict(comparison.to_dict())) == ""
+
+
+@pytest.mark.parametrize(
+    ("part", "change"),
+    [
+        (1, {"name": "trajectory"}),  # turn 1's trajectory named twice
+        (3, {"name": "answer"}),  # the state's rows, under no turn, as a turn's answer
+        (2, {"name": "state"}),  # turn 1's steps as an end state, and a second state
+        (0, {"rows": 2}),  # turn 0's answer holding a row of turn 1's (turn 1's one fewer)
+    ],
+)
+def test_a_merge_refuses_a_conversations_parts_that_are_not_turn_by_turn(part, change):
+    written = _conversation().to_dict()
+    written["parts"][part].update(change)
+    if "rows" in change:
+        written["parts"][part + 1]["rows"] -= 1
+    said = score_disagreement(Comparison.from_dict(written))
+    assert "its parts are named" in said
+    assert "a conversation's each once within a turn, its turns in order, its state last" in said

@@ -10,8 +10,9 @@ says of a comparison is re-derived from what the report also holds, and refused
   precision and recall: the beta is an option the report does not record); a comparison
   made of parts (an agent's reply or run: ``parts``) scores each part by its metric's
   headline of the part's rows, and the whole as the engine's own ``combined`` makes it of
-  them; its status from its score, threshold, fields and the floors its rows record (a
-  passed comparison has no field below its floor);
+  them (a conversation's parts are each turn's, its rows under ``turns[k]``, turn by turn,
+  then its end state's); its status from its score, threshold, fields and the floors its
+  rows record (a passed comparison has no field below its floor);
 - a case's runs from the run's settings (``run.settings.repeat``) and the runs its
   comparisons record it was asked for (``repeats``, where it repeats or sets its own
   ``repeat:``); a shard written before comparisons recorded them has the case's own
@@ -22,6 +23,7 @@ says of a comparison is re-derived from what the report also holds, and refused
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -145,33 +147,30 @@ def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bo
     """Whether ``parts`` are a conversation's (engine/agents/conversation_scoring.py): each
     turn's parts, each named once and in the order of PART_NAMES, every row of each under
     that turn's ``turns[k]``, the turns in order; then at most one ``state`` part, its rows
-    under no turn. A part of no rows stands where it is named (its turn cannot be told)."""
+    under no turn. A turn's part of no rows is not placed (its turn cannot be told)."""
     from ...engine.agents.conversation_scoring import TURNS
 
     def turn(path: str) -> int | None:
         head, bracket, rest = path.partition("[")
         index, close, _ = rest.partition("]")
-        ok = head == TURNS and bracket and close and index.isdigit()
+        ok = head == TURNS and bool(bracket and close) and index.isdigit()
         return int(index) if ok else None
 
     placed: list[tuple[float, int]] = []
     start = 0
     for part in parts:
         mine, start = rows[start : start + part.rows], start + part.rows
-        turns = {turn(fr.path) for fr in mine}
+        turns, rank = {turn(fr.path) for fr in mine}, PART_NAMES.index(part.name)
         if part.name == "state":
-            if None not in turns and mine:
-                return False  # a state's rows are under no turn
-            if turns - {None}:
-                return False
-            placed.append((float("inf"), PART_NAMES.index(part.name)))
-        elif len(turns) > 1 or None in turns:
-            return False  # a turn's part holds the rows of that one turn
+            if turns != {None} and mine:
+                return False  # the state's rows are under no turn
+            placed.append((math.inf, rank))
         elif turns:
-            placed.append((float(turns.pop()), PART_NAMES.index(part.name)))
-    return any(at < float("inf") for at, _ in placed) and all(
-        a < b for a, b in zip(placed, placed[1:])
-    )
+            at = turns.pop()
+            if turns or at is None:
+                return False  # a turn's part holds the rows of that one turn
+            placed.append((at, rank))
+    return any(at < math.inf for at, _ in placed) and all(a < b for a, b in zip(placed, placed[1:]))
 
 
 def score_disagreement(comparison: Comparison) -> str:
