@@ -439,8 +439,8 @@ def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> Attrib
         out["jsonmatch.repeat"] = comparison.repeat
     if comparison.target:
         out["jsonmatch.target"] = comparison.target
-    for part in comparison.parts:  # an agent's reply or run: each part's own score
-        out[f"jsonmatch.part.{part.name}.score"] = float(part.score)
+    for key, part in zip(part_keys(comparison), comparison.parts):  # each part's own score
+        out[f"jsonmatch.part.{key}.score"] = float(part.score)
     if label(comparison) == "error":
         out["error.type"] = error_type(comparison)
     judged = comparison.judge  # what the LLM judge did for it, apart from the target's call
@@ -452,6 +452,28 @@ def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> Attrib
     if isinstance(response, str):
         out["gen_ai.response.id"] = response
     return out
+
+
+def part_keys(comparison: Comparison) -> list[str]:
+    """Each part's name in its attributes: the part's own (``answer``, ``trajectory``,
+    ``state``), and, for a conversation's, whose turn it is (``turn.1.answer``: a name its
+    turns share), read from its first row's path (``turns[1]...``; the part's place among
+    the parts where its rows are not kept)."""
+    names = [part.name for part in comparison.parts]
+    talk = "+turns" in comparison.metric  # (a conversation: every turn's part qualified)
+    keys: list[str] = []
+    start = 0
+    for k, part in enumerate(comparison.parts):
+        key = str(part.name)
+        path = comparison.fields[start].path if start < len(comparison.fields) else ""
+        turn = path[len("turns[") : path.find("]")] if path.startswith("turns[") else ""
+        if turn.isdigit() and talk:
+            key = f"turn.{turn}.{key}"
+        elif names.count(part.name) > 1:
+            key = f"{k}.{key}"
+        keys.append(key)
+        start += part.rows
+    return keys
 
 
 def repeat_attributes(comparisons: Sequence[Comparison], k: int) -> dict[str, Attributes]:

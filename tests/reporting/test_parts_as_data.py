@@ -178,6 +178,17 @@ def test_a_merge_rescores_a_conversations_parts_turn_by_turn():
     assert score_disagreement(Comparison.from_dict(comparison.to_dict())) == ""
 
 
+def test_the_otel_events_keep_each_turns_part_score_apart():
+    case = case_attributes(_conversation(), None)
+    # each turn's parts their own attributes, named by their turn; the state's once
+    assert {k: v for k, v in case.items() if k.startswith("jsonmatch.part.")} == {
+        "jsonmatch.part.turn.0.answer.score": 1.0,
+        "jsonmatch.part.turn.1.answer.score": 0.5,
+        "jsonmatch.part.turn.1.trajectory.score": 0.5,
+        "jsonmatch.part.state.score": 0.0,
+    }
+
+
 @pytest.mark.parametrize(
     ("part", "change"),
     [
