@@ -20,6 +20,7 @@ engine's root modules (``entry.py``, ``match.py``); of the engine, only ``bfcl``
 |   .py                | the end state once; one table (``match_conversation``)               |
 | conversation_driver  | a conversation made turn by turn: the user's side and the agent's,   |
 |   .py                | one call a turn; the whole kept as one run                           |
+| simulated_user.py    | a user played by a model, its messages held to its instructions      |
 | tau2_reward.py       | ``tau2_reward``: a conversation scored as tau2-bench's evaluator     |
 |                      | scores it, reward and components                                     |
 

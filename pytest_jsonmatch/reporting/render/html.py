@@ -55,6 +55,7 @@ from ..verdicts.runs import (
 from .baseline_tables import ChangedRow, baseline_fields, changed_rows, mean_change
 from .html_cases import write_case_data
 from .html_script import CASES_CSS, CASES_SCRIPT
+from .html_transcript import TRANSCRIPT_CSS
 from .listing import field_rows, never_scored_line, valid_share_text
 from .runs_chart import difference_chart
 from .tables import page_text
@@ -89,7 +90,7 @@ def write_html(fh: IO[str], report: Report) -> None:
     head, tail = _page(
         "jsonmatch report",
         _run_line(report.get("run") or {}),
-        _CSS + _CHART_CSS + CASES_CSS,
+        _CSS + _CHART_CSS + CASES_CSS + TRANSCRIPT_CSS,
         _SCRIPT,
         [*sections, _DATA_MARK],
     ).split(_DATA_MARK)

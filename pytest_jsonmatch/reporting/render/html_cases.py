@@ -35,7 +35,9 @@ page shows. ``extra``: ``error``, ``pairings`` [[path, expected index, actual in
 count, [[path, keyword]]], ``target``, ``by`` (who decided which fields, by index, as the
 report's ``by``), ``steps`` [start, end, [[row, heading]]] (a trajectory's rows, from the
 comparison's parts, and the row each step starts at), ``input`` and ``output`` (the case's input and the
-model's output as the report keeps them: text as it is, other JSON indented).
+model's output as the report keeps them: text as it is, other JSON indented), ``transcript``
+(a conversation's turns, each its messages and its rows: html_transcript.py; a comparison
+with one has no ``steps``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from ...engine.results.field_results import STATUSES as FIELD_STATUSES
 from ..run_model.comparisons import parts_of, trajectory_rows
 from ..run_model.report_types import CaseDict, ComparisonDict, FieldDict
 from .failure_message import step_of
+from .html_transcript import TURN_ROW, transcript_of
 from .tables import page_text
 
 JSONItem = object  # what the rows hold: JSON values only (str, int, float, bool, None, lists)
@@ -142,10 +145,13 @@ def _steps(run: ComparisonDict) -> list[JSONItem] | None:
     heads: list[JSONItem] = []
     last = None
     for k in rows:
-        step, named = step_of(fields[k]["path"])
-        if step != last:
-            last = step
-            heads.append([k, f"step {step}" + (f": {named[0]}" if named else "")])
+        path = fields[k]["path"]
+        turn = TURN_ROW.match(path)  # a conversation's turn's steps: ``turns[1].run[0]...``
+        step, named = step_of(path[turn.end() :] if turn else path)
+        if (turn and turn.group(1), step) != last:
+            last = (turn and turn.group(1), step)
+            heading = f"step {step}" + (f": {named[0]}" if named else "")
+            heads.append([k, f"turn {turn.group(1)}, {heading}" if turn else heading])
     return [rows.start, rows.stop, heads]
 
 
@@ -250,9 +256,12 @@ class CaseData:
             extra["target"] = run["target"]
         if "by" in run:
             extra["by"] = dict(run["by"])
-        steps = _steps(run)
+        shown_turns = transcript_of(run)  # a conversation's, turn by turn; else its steps
+        steps = _steps(run) if shown_turns is None else None
         if steps is not None:
             extra["steps"] = steps
+        if shown_turns is not None:
+            extra["transcript"] = shown_turns
         for side in ("input", "output"):  # as the page shows them: text, or indented JSON
             if run.get(side) is not None:
                 value = run[side]

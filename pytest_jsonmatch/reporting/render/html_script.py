@@ -5,14 +5,16 @@ document only the rows near the viewport (a virtual list): each row is made when
 scrolled to, or found by a filter, and removed when it leaves; a case's fields are made
 when it is opened. Filters (failed only, metric, field, text in the case id) and orders
 (worst first, best first, by case id) go over every case. A link ``#case=ID`` (the
-baseline's table) opens and shows its case. A trajectory (an agent's run's part, or a comparison
-by the trajectory metric) is shown step by step, where the page data's ``steps`` (from the
-comparison's parts) puts its rows: under a heading per step, the step and the row where the
-run left the expected path marked. Every value goes into the page as text
-(``textContent``), never as markup.
+baseline's table) opens and shows its case. A trajectory (an agent's run's part, or a
+comparison by the trajectory metric) is shown step by step, where the data's ``steps`` puts
+its rows: under a heading per step, the step and the row where the run left the expected
+path marked; a conversation (``transcript``) turn by turn (html_transcript.py). Every value
+goes into the page as text (``textContent``), never as markup.
 """
 
 from __future__ import annotations
+
+from .html_transcript import TRANSCRIPT_SCRIPT
 
 CASES_CSS = """
 #case-rows { position: relative; }
@@ -348,43 +350,9 @@ CASES_SCRIPT = r"""
       body.appendChild(node("p", "conformance " + (v[0] ? "valid" : "invalid"),
         violations(v[2], v[1])));
     }
-    var rows = [], deciders = x.by ? decidersOf(x.by) : null, k = 0;
-    var steps = {at: x.steps, heads: {}, off: null, head: null};
-    if (x.steps) { x.steps[2].forEach(function (h) { steps.heads[h[0]] = h[1]; }); }
-    eachField(r, function (place, st, score, flags, exp, act) {
-      stepRow(steps, k, st, rows);
-      var tr = node("tr", st);
-      tr.setAttribute("data-field", PLACES[place][1]);
-      tr.appendChild(node("td", "path", PLACES[place][0]));
-      var b = node("td");
-      b.appendChild(badge(st));
-      tr.appendChild(b);
-      tr.appendChild(node("td", "score", num(score)));
-      tr.appendChild(valueCell(flags & HAS_EXPECTED, exp, flags & EXPECTED_CUT, flags));
-      tr.appendChild(valueCell(flags & HAS_ACTUAL, act, flags & ACTUAL_CUT, flags));
-      tr.appendChild(node("td", "by", deciders ? decider(deciders[k], st) : ""));
-      k++;
-      if (fieldFilter && fieldFilter.value && fieldFilter.value === PLACES[place][1]) {
-        tr.className += " field-active";
-      }
-      if (steps.off === true) { steps.off = tr; tr.className += " off-path"; }
-      rows.push(tr);
-    });
-    if (rows.length) {
-      var table = node("table", "side-by-side");
-      var thead = node("thead"), hr = node("tr");
-      ["field", "status", "score", "expected", "actual", "decided by"].forEach(function (h) {
-        hr.appendChild(node("th", "", h));
-      });
-      thead.appendChild(hr);
-      table.appendChild(thead);
-      var tbody = node("tbody");
-      rows.forEach(function (tr) { tbody.appendChild(tr); });
-      table.appendChild(tbody);
-      body.appendChild(table);
-    } else {
-      body.appendChild(node("p", "", "no fields"));
-    }
+    var rows = fieldRows(r, x);
+    if (x.transcript) { transcriptOf(x.transcript, rows, body); }  // (html_transcript.py)
+    else { body.appendChild(rows.length ? fieldTable(rows) : node("p", "", "no fields")); }
     if (x.pairings) {
       var box = node("div", "pairings");
       box.appendChild(node("h4", "", "array pairings"));
@@ -409,7 +377,42 @@ CASES_SCRIPT = r"""
     }
   }
 
-  // field index -> the comparator that decided it, from a run's "by" (comparator -> indexes)
+  // a comparison's field rows (a trajectory's step headings among them, where it has steps)
+  function fieldRows(r, x) {
+    var rows = [], deciders = x.by ? decidersOf(x.by) : null, k = 0;
+    var steps = {at: x.steps, heads: {}, off: null, head: null};
+    if (x.steps) { x.steps[2].forEach(function (h) { steps.heads[h[0]] = h[1]; }); }
+    eachField(r, function (place, st, score, flags, exp, act) {
+      stepRow(steps, k, st, rows);
+      var tr = node("tr", st);
+      tr.setAttribute("data-field", PLACES[place][1]);
+      tr.appendChild(node("td", "path", PLACES[place][0]));
+      var b = node("td");
+      b.appendChild(badge(st));
+      tr.appendChild(b);
+      tr.appendChild(node("td", "score", num(score)));
+      tr.appendChild(valueCell(flags & HAS_EXPECTED, exp, flags & EXPECTED_CUT, flags));
+      tr.appendChild(valueCell(flags & HAS_ACTUAL, act, flags & ACTUAL_CUT, flags));
+      tr.appendChild(node("td", "by", deciders ? decider(deciders[k], st) : ""));
+      k++;
+      if (fieldFilter && fieldFilter.value && fieldFilter.value === PLACES[place][1]) {
+        tr.className += " field-active";
+      }
+      if (steps.off === true) { steps.off = tr; tr.className += " off-path"; }
+      rows.push(tr);
+    });
+    return rows;
+  }
+  function fieldTable(rows) {
+    var table = node("table", "side-by-side"), hr = node("tr"), tbody = node("tbody");
+    ["field", "status", "score", "expected", "actual", "decided by"].forEach(function (h) {
+      hr.appendChild(node("th", "", h));
+    });
+    table.appendChild(node("thead")).appendChild(hr);
+    rows.forEach(function (tr) { tbody.appendChild(tr); });
+    table.appendChild(tbody);
+    return table;
+  }
   // A trajectory's rows (the page data's "steps", from the comparison's parts) shown step
   // by step: a heading row before each step's rows, and the first step with a row that is
   // not a match marked as where the run left the expected path, with that row.
@@ -428,6 +431,7 @@ CASES_SCRIPT = r"""
       steps.head.firstChild.textContent += " (the run left the expected path here)";
     }
   }
+  // field index -> the comparator that decided it, from a run's "by" (comparator -> indexes)
   function decidersOf(by) {
     var out = {};
     Object.keys(by).forEach(function (name) {
@@ -530,5 +534,6 @@ CASES_SCRIPT = r"""
   apply();
   if (n === 1) { setOpen(0, true); }
   fromHash();
+  // (html_transcript.py's part)
 })();
-"""
+""".replace("  // (html_transcript.py's part)\n", TRANSCRIPT_SCRIPT)
