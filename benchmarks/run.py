@@ -6,7 +6,7 @@
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
 Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel, tools,
-judge, report, agents. Each row
+judge, report, agents, conversations. Each row
 is a median of several runs, its baseline measured in the same run (interleaved with it where
 that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
 status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
@@ -27,6 +27,12 @@ trajectory match on the same pairs, and BFCL's multi-turn verdict against BFCL's
 multi_turn_checker on its entries (the whole verdict, each side executing the calls, and the
 scoring after execution alone, on the same executed instances); ratio ours / theirs. Again
 a reference not installed (agentevals, bfcl-eval) gives INFO rows.
+
+The conversations section (benchmarks/conversations.py) replays 100 recorded conversation
+cases of 10 turns each: the whole pytest session (wall and CPU time) against the same
+session over 100 plain cases of the same fields, and the scoring alone in process
+(ConversationScorer.scored against match_json on the plain pairs); the target is the
+issue's, under 2 s.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import agents
 import command_startup
+import conversations
 import corpus
 import invoices
 import judge_bench
@@ -74,6 +81,7 @@ SECTIONS = (
     "judge",
     "report",
     "agents",
+    "conversations",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1206,6 +1214,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "judge": bench_judge,
     "report": lambda args: report_bench.bench(args, Row),
     "agents": lambda args: agents.bench(args, Row),
+    "conversations": lambda args: conversations.bench(args, Row),
 }
 
 
@@ -1321,8 +1330,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--judge-runs", type=int, help="paired runs of the judge's overlap row (default 5)"
     )
+    p.add_argument("--conversations", type=int, help="conversation cases replayed (default 100)")
+    p.add_argument(
+        "--conversation-turns", type=int, help="user turns of each conversation (default 10)"
+    )
+    p.add_argument(
+        "--conversation-runs",
+        type=int,
+        help="paired pytest sessions of the conversations section (default 7)",
+    )
     args = p.parse_args(argv)
     full = dict(
+        conversations=100,
+        conversation_turns=10,
+        conversation_runs=7,
         judge_runs=5,
         otel_cases=1000,
         otel_runs=9,
@@ -1348,6 +1369,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         startup_dataset_runs=5,
     )
     quick = dict(
+        conversations=10,
+        conversation_turns=4,
+        conversation_runs=1,
         judge_runs=1,
         otel_cases=20,
         otel_runs=1,

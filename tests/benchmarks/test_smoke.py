@@ -30,6 +30,7 @@ SECTIONS = (
     "judge",
     "report",
     "agents",
+    "conversations",
 )
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 NOT_INSTALLED = (
@@ -61,6 +62,7 @@ GROUPS = (
     ("metrics", "pairing", "suite", "startup", "parse"),
     ("peers", "worst", "dataset", "references", "otel"),
     ("tools", "judge", "report", "agents"),
+    ("conversations",),
 )
 
 
@@ -123,6 +125,8 @@ def test_benchmark_script_runs_quick(tmp_path: Path, group: tuple[str, ...]) -> 
         _check_peer_rows(rows, table)
     if "agents" in group:
         _check_agent_rows([r for r in rows if r["section"] == "agents"])
+    if "conversations" in group:
+        _check_conversation_rows([r for r in rows if r["section"] == "conversations"])
     if "dataset" in group:
         jobs = [r["target"] for r in rows if r["case"].endswith(" records -j 2")]
         assert jobs == ["<= 0.59x"]
@@ -168,6 +172,35 @@ def _check_agent_rows(rows: list[dict], hidden: bool = False) -> None:
             else:
                 assert row["status"] in ("PASS", "MISS"), row
                 assert row["target"] == ("<=2.00x" if package == "agentevals" else "<=1.00x")
+
+
+CONVERSATION_ROWS = (  # the conversations section's rows at the quick sizes (10 of 4 turns)
+    "10 recorded conversations of 4 turns, pytest --jsonmatch-record=none, wall time",
+    "10 recorded conversations of 4 turns, pytest --jsonmatch-record=none, CPU time",
+    "scoring alone, 10 recorded conversations of 4 turns (ConversationScorer.scored, in "
+    "process, CPU)",
+)
+
+
+def _check_conversation_rows(rows: list[dict]) -> None:
+    """The conversations section: both sessions replayed (wall time, judged against the
+    issue's 2 s; CPU time, shown), then the scoring alone; each row measured against its
+    baseline of the same fields, with the spread of its ratios and the outcome both sides
+    share (the same cases failing)."""
+    assert [r["case"] for r in rows] == list(CONVERSATION_ROWS), rows
+    for row in rows:
+        assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
+        assert row["note"].startswith("ratio min "), row
+    wall, cpu, scoring = rows
+    for row in (wall, scoring):
+        assert (row["target"], row["status"] in ("PASS", "MISS")) == ("< 2 s", True), row
+    assert (cpu["target"], cpu["status"]) == ("-", "INFO"), cpu
+    assert wall["baseline"] == cpu["baseline"] == "the same, 10 plain cases of the same fields"
+    for row in (wall, cpu):
+        assert row["runs"] == 1 and "a session without cases" in row["note"], row
+        assert row["note"].endswith(" failed in both"), row  # (some fields depart: c003, c007)
+    assert "pytest's own figure" in wall["note"], wall
+    assert "the same in the baseline" in scoring["note"], scoring
 
 
 def test_benchmark_agents_without_references(tmp_path: Path) -> None:
