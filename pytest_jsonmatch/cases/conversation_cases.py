@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 TURN_KEYS = frozenset({"user", "expected", "expected_run"})
 PLAYED_KEYS = frozenset({"user", "simulated", "max_turns", "turns"})
 MAX_TURNS = 10  # a conversation played by a function: the most turns, unless the case says
+MOST_TURNS = 1000  # the most turns any conversation may hold (its turns are copied each turn)
 USER_TURNS = "user_turns"  # the script's user messages, in the case's input
 
 
@@ -117,6 +118,10 @@ class ConversationExpectations(Slotted):
                 "give the user's turns (a list, each with user: and what the turn must show), "
                 "or a mapping naming the function that plays the user (user: module:function)"
             )
+        if len(given) > MOST_TURNS:
+            raise ConfigError(
+                f"{len(given):,} turns, more than the {MOST_TURNS:,} a conversation may hold"
+            )
         script: list[str] = []
         for k, turn in enumerate(given):
             if not isinstance(turn, Mapping):
@@ -159,8 +164,10 @@ class ConversationExpectations(Slotted):
         elif not isinstance(user, str) or ":" not in user:
             raise ConfigError("user must name the function that plays the user: module:function")
         limit = given.get("max_turns", MAX_TURNS)
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
-            raise ConfigError(f"max_turns must be a whole number from 1 to 1000, not {limit!r}")
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MOST_TURNS:
+            raise ConfigError(
+                f"max_turns must be a whole number from 1 to {MOST_TURNS}, not {limit!r}"
+            )
         turns = given.get("turns", [])
         if not isinstance(turns, list):
             raise ConfigError("turns must be a list: what each turn must show, in order")

@@ -47,9 +47,16 @@ _TEXTS: Final = ("persona", "goal", "instructions", "stop")
 _VARIABLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # (an environment variable's name)
 
 
+SIMULATOR = "simulator: "  # how a simulator's fault begins, in every report that says it
+
+
 class SimulatorFault(JsonMatchError):
     """The simulated user broke its instructions: the conversation is the simulator's
-    failure, not the agent's."""
+    failure, not the agent's (its message begins ``simulator:``, so that each report
+    tells it from the agent's errors)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(SIMULATOR + message)
 
 
 class SimulatedUser:

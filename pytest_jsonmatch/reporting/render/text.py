@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         TargetsDict,
     )
 
+SIMULATOR = "simulator: "  # (engine/agents/simulated_user.py: a simulator's fault begins so)
 FIELD_ROWS = 15  # per field table, unless -v
 CHANGED_ROWS = 5  # cases that changed most against the baseline
 NAMED_CASES = 5  # added / removed / error cases named, unless -v
@@ -50,6 +51,7 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
     """The summary of a report, without the gates' verdict (see :func:`verdict_lines`)."""
     lines = _metric_lines(report, width)
     lines.extend(part for line in _overall(report) for part in wrap(line, width))
+    lines.extend(part for line in _simulator_lines(report) for part in wrap(line, width))
     lines.extend(_recording_lines(report))
     baseline = report.get("baseline")
     groups = report["groups"]
@@ -169,6 +171,23 @@ def _overall(report: ReportHead) -> list[str]:
             f"{report['xpassed']} xpassed"
         )
     return lines
+
+
+def _simulator_lines(report: Report) -> list[str]:
+    """The conversations a simulated user spoiled (its fault: an error whose reason begins
+    ``simulator:``), apart from the agent's errors: neither its pass nor its failure."""
+    spoiled = [
+        c["case_id"] for c in report["comparisons"] if c.get("error", "").startswith(SIMULATOR)
+    ]
+    if not spoiled:
+        return []
+    named = ", ".join(spoiled[:NAMED_CASES]) + (", ..." if len(spoiled) > NAMED_CASES else "")
+    return [
+        escape_controls(
+            f"simulator: {len(spoiled)} of the unscored cases spoiled by their simulated "
+            f"user, neither the agent's pass nor its failure: {named}"
+        )
+    ]
 
 
 def _recording_lines(report: Report) -> list[str]:

@@ -216,6 +216,10 @@ def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester,
             "case 'c': conversation: a conversation is scored against what its turns show",
         ),
         (
+            "conversation: [" + ", ".join(["{user: hi, expected: {a: 1}}"] * 1001) + "]",
+            "case 'c': conversation: 1,001 turns, more than the 1,000 a conversation may hold",
+        ),
+        (
             "conversation: [{user: hi, expected: {a: 1}}]\ninput: [1]",
             "case 'c': a conversation's input must be a mapping (its messages, ...), not [1]",
         ),
@@ -294,8 +298,11 @@ def test_a_user_played_by_a_model_recorded_replayed_and_its_faults_told_apart(
     assert len(player.asked) == 5
     result.stdout.fnmatch_lines(
         [
-            "*spoiled*the simulated user revealed 'jane@example.com' at turn 1, which its "
-            "instructions withhold (withhold)*",
+            "*spoiled*simulator: the simulated user revealed 'jane@example.com' at turn 1, "
+            "which its instructions withhold (withhold)*",
+            # (the summary apart from the agent's errors, wrapped at 80 columns)
+            "simulator: 1 of the unscored cases spoiled by their simulated user, neither the",
+            "  agent's pass nor its failure: desk.jsonmatch.yaml::spoiled",
         ]
     )
     recording = pytester.path / "__recordings__" / "desk.jsonmatch.yaml" / "simulated.json"
