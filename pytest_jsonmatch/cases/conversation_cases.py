@@ -60,7 +60,7 @@ class ConversationExpectations(Slotted):
     case (a :class:`ConversationScorer` built once for the settings it is scored with) and
     makes its output (:meth:`made`)."""
 
-    __slots__ = ("script", "user", "max_turns", "turns", "run_options", "state", "_built")
+    __slots__ = ("script", "user", "max_turns", "turns", "run_options", "state", "tau2", "_built")
     _fields = __slots__[:-1]
     kind: AgentKind = "run"  # (a scrub reaches into it as into a run)
 
@@ -75,6 +75,7 @@ class ConversationExpectations(Slotted):
     ) -> None:
         self.script, self.user, self.max_turns = script, user, max_turns
         self.turns, self.run_options, self.state = turns, run_options, state
+        self.tau2: object = None  # tau2-bench's evaluation criteria (None: not scored)
         self._built: tuple[str, dict[str, object], ConversationScorer] | None = None
 
     @classmethod
@@ -87,6 +88,10 @@ class ConversationExpectations(Slotted):
         """A case's conversation (None: the case holds none); each mistake ``error(key,
         message)``."""
         if "conversation" not in data:
+            if "tau2" in data:
+                raise error(
+                    "tau2", "tau2 scores a conversation as tau2-bench does: give conversation"
+                )
             return None
         for key in ("expected", "expected_calls", "expected_run", "actual", "actual_file"):
             if key in data:
@@ -104,6 +109,7 @@ class ConversationExpectations(Slotted):
                 made = cls._played(given, run_options, data.get("expected_state"))
             else:
                 made = cls._scripted(given, run_options, data.get("expected_state"))
+            made.tau2 = data.get("tau2")
             made.scorer_for("field_f1", {})  # (its turns checked now, as a file's keys are)
         except ConfigError as exc:
             raise error("conversation", f"conversation: {exc}") from None
@@ -229,8 +235,9 @@ class ConversationExpectations(Slotted):
     # -- scoring ----------------------------------------------------------------------------
 
     def label(self, metric: str, expected: object) -> str:
-        state = "+state" if self.state is not None else ""
-        return f"{metric}+turns{state}"
+        from ..engine.agents.conversation_scoring import conversation_label
+
+        return conversation_label(metric, self.state is not None, self.tau2 is not None)
 
     def scored(
         self, output: object, expected: object, metric: str, options: Mapping[str, object]
@@ -251,7 +258,7 @@ class ConversationExpectations(Slotted):
         from ..engine.agents.conversation_scoring import ConversationScorer, expectations
 
         scorer = ConversationScorer(
-            expectations(self.turns), self.state, metric, self.run_options, options
+            expectations(self.turns), self.state, metric, self.run_options, options, self.tau2
         )
         self._built = (metric, dict(options), scorer)
         return scorer

@@ -24,13 +24,27 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..core.errors import ConfigError
+from ..core.values import MISSING
 from ..reading.agent_messages import ASSISTANT, USER, Conversation
-from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part, combined
+from ..results.field_results import (
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    SKIPPED,
+    FieldResult,
+    FloorFailure,
+    MatchResult,
+    Part,
+    combined,
+    f_beta,
+    precision_recall,
+)
 from .agent_run import read_run
 from .agent_scorers import RunScorer
 from .run_paths import placed, under
 
 TURNS = "turns"
+TAU2_METRIC = "tau2"  # (the comparator of tau2-bench's rows, and its part's metric)
 
 
 class TurnExpectation(NamedTuple):
@@ -70,7 +84,7 @@ class ConversationScorer:
     and its settings: a run's scorer for each turn that expects something, one for the
     state; :meth:`scored` reads a conversation once and scores every turn from it."""
 
-    __slots__ = ("metric", "turns", "state")
+    __slots__ = ("metric", "turns", "state", "tau2", "expected_state")
 
     def __init__(
         self,
@@ -79,6 +93,7 @@ class ConversationScorer:
         metric: str,
         run_options: Mapping[str, object] | None,
         options: Mapping[str, object],
+        tau2: object = None,
     ) -> None:
         self.metric = metric
         self.turns: list[RunScorer | None] = []
@@ -98,15 +113,18 @@ class ConversationScorer:
             if expected_state is None
             else RunScorer(None, None, expected_state, metric, None, options)
         )
-        if self.state is None and all(t is None for t in self.turns):
+        self.expected_state = expected_state
+        self.tau2 = None if tau2 is None else _tau2_criteria(tau2)
+        if self.state is None and self.tau2 is None and all(t is None for t in self.turns):
             raise ConfigError(
                 "a conversation is scored against what its turns show (expected, "
                 "expected_run) or the state it leaves (expected_state): give at least one"
             )
 
     def label(self) -> str:
-        """The comparison's metric, as its result names it: ``field_f1+turns+state``."""
-        return "+".join([self.metric, TURNS, *(["state"] if self.state is not None else [])])
+        """The comparison's metric, as its result names it: ``field_f1+turns+state``
+        (``+tau2`` where tau2-bench's verdict is scored too)."""
+        return conversation_label(self.metric, self.state is not None, self.tau2 is not None)
 
     def scored(self, actual: object) -> MatchResult:
         """The conversation ``actual`` scored: every expected turn, then its end state."""
@@ -140,6 +158,9 @@ class ConversationScorer:
             state = self.state.scored_read(run)
             parts += [Part("state", state.score, list(state.fields), self.metric)]
             floors += state.floor_failures
+        if self.tau2 is not None:
+            rows = tau2_rows(self.tau2, run, self.expected_state)
+            parts.append(Part("tau2", f_beta(*precision_recall(rows)), rows, TAU2_METRIC))
         return ConversationResult(combined(parts, None, tuple(floors), self.label()), tuple(scores))
 
 
@@ -150,6 +171,109 @@ def _turn_row(fr: FieldResult, prefix: str) -> FieldResult:
     if fr.actual_path is None or not fr.actual_path.startswith("messages["):
         return row
     return row._replace(actual_path=fr.actual_path)
+
+
+def conversation_label(metric: str, state: bool, tau2: bool) -> str:
+    """A conversation's metric label: the answer's metric, ``turns``, then ``state`` and
+    ``tau2`` where given (``field_f1+turns+state+tau2``)."""
+    return "+".join([metric, TURNS, *(["state"] if state else []), *(["tau2"] if tau2 else [])])
+
+
+def _tau2_criteria(given: object) -> object:
+    """tau2-bench's evaluation criteria as given, checked now (ConfigError under ``tau2``)."""
+    from .tau2_reward import tau2_criteria
+
+    try:
+        tau2_criteria(given)
+    except ConfigError as exc:
+        raise ConfigError(f"tau2: {exc}") from None
+    return given
+
+
+def tau2_rows(criteria: object, run: Conversation, expected_state: object) -> list[FieldResult]:
+    """tau2-bench's verdict on the conversation ``run`` as rows under ``tau2``: its reward
+    (``tau2.reward``: a match where it is 1, as tau2-bench passes a task), then each
+    component's checks: the database (``tau2.db``), each expected action
+    (``tau2.actions[k].NAME``), each piece of information to communicate
+    (``tau2.communicate[k]``), each NL assertion (skipped: no judge reads them here)."""
+    from .tau2_reward import tau2_reward
+
+    try:
+        got = tau2_reward(run, criteria, run.state, expected_state)
+    except ConfigError as exc:
+        raise ConfigError(f"tau2: {exc}") from None
+    said = ", ".join(f"{k} {v:g}" for k, v in got.breakdown.items())
+    passed = got.reward == 1.0
+    rows = [
+        FieldResult(
+            "tau2.reward",
+            MATCH if passed else MISMATCH,
+            1.0 if passed else 0.0,
+            1.0,
+            got.reward,
+            TAU2_METRIC,
+            f"reward over {said or 'no component'}",
+            "tau2.reward",
+        )
+    ]
+    if got.db is not None:
+        rows.append(
+            _check("tau2.db", "tau2.db", got.db, True, got.db, "the end state against the expected")
+        )
+    for k, action in enumerate(got.actions):
+        path = under(f"tau2.actions[{k}]", action.name)
+        where = f"action {action.action_id}" + (f", made at {action.call}" if action.call else "")
+        rows.append(
+            _check(
+                path,
+                under("tau2.actions[]", action.name),
+                action.matched,
+                action.name,
+                action.name if action.matched else MISSING,
+                where,
+            )
+        )
+    for k, info in enumerate(got.communicate):
+        rows.append(
+            _check(
+                f"tau2.communicate[{k}]",
+                "tau2.communicate[]",
+                info.found,
+                info.info,
+                info.info if info.found else MISSING,
+                info.message or "not said to the user",
+            )
+        )
+    for k, assertion in enumerate(got.nl_assertions):
+        rows.append(
+            FieldResult(
+                f"tau2.nl_assertions[{k}]",
+                SKIPPED,
+                0.0,
+                assertion.assertion,
+                MISSING,
+                TAU2_METRIC,
+                "not evaluated: an NL assertion needs tau2-bench's judge",
+                "tau2.nl_assertions[]",
+            )
+        )
+    return rows
+
+
+def _check(
+    path: str, folded: str, ok: bool, expected: object, actual: object, reason: str
+) -> FieldResult:
+    """One of tau2-bench's checks as a row: a match, or what it expected omitted."""
+    return FieldResult(
+        path,
+        MATCH if ok else (MISMATCH if actual is not MISSING else OMISSION),
+        1.0 if ok else 0.0,
+        expected,
+        actual,
+        TAU2_METRIC,
+        reason,
+        folded,
+    )
 
 
 def first_failing_turn(turn_scores: Sequence[float | None], threshold: float) -> int | None:

@@ -126,8 +126,8 @@ def _row_groups(
         found = TURN_ROW.match(path)
         if found is not None:
             key: int | str = int(found.group(1))
-        elif path == "state" or path.startswith(("state.", "state[")):
-            key = "state"
+        elif path.startswith(("state.", "state[", "tau2.")) or path == "state":
+            key = "state"  # (the whole conversation's rows: its end state, tau2-bench's)
         else:
             return None
         if key != last:
@@ -224,8 +224,14 @@ TRANSCRIPT_SCRIPT = r"""
     });
     if (t[2]) {
       var state = node("section", "turn state");
-      state.appendChild(node("h4", "", "end state"));
-      state.appendChild(fieldTable(rows.slice(t[2][0], t[2][1])));
+      var after = rows.slice(t[2][0], t[2][1]);
+      var whole = after.some(function (tr) {
+        var cell = tr.querySelector("td.path");
+        return cell !== null && cell.textContent.indexOf("tau2.") === 0;
+      });
+      state.appendChild(node("h4", "", whole ? "after the last turn: the end state and " +
+        "tau2-bench's verdict" : "end state"));
+      state.appendChild(fieldTable(after));
       box.appendChild(state);
     }
     body.appendChild(box);

@@ -146,8 +146,8 @@ def _parts_disagreement(comparison: Comparison) -> str:
 def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bool:
     """Whether ``parts`` are a conversation's (engine/agents/conversation_scoring.py): each
     turn's parts, each named once and in the order of PART_NAMES, every row of each under
-    that turn's ``turns[k]``, the turns in order; then at most one ``state`` part, its rows
-    under no turn. A turn's part of no rows is not placed (its turn cannot be told)."""
+    that turn's ``turns[k]``, the turns in order; then at most one ``state`` part and one
+    ``tau2`` part, in that order, their rows under no turn. A turn's part of no rows is not placed (its turn cannot be told)."""
     from ...engine.agents.conversation_scoring import TURNS
 
     def turn(path: str) -> int | None:
@@ -161,7 +161,7 @@ def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bo
     for part in parts:
         mine, start = rows[start : start + part.rows], start + part.rows
         turns, rank = {turn(fr.path) for fr in mine}, PART_NAMES.index(part.name)
-        if part.name == "state":
+        if part.name in ("state", "tau2"):  # (the whole conversation's: after its turns)
             if turns != {None} and mine:
                 return False  # the state's rows are under no turn
             placed.append((math.inf, rank))

@@ -240,3 +240,68 @@ def test_a_scorer_is_built_once_and_scores_many_conversations_alike() -> None:
     first, second = scorer.scored(REFUND), scorer.scored(json.dumps(REFUND))  # (text too)
     assert first.score == second.score == 1.0
     assert [f.path for f in first.fields] == [f.path for f in second.fields]
+
+
+# a conversation of tau2-bench's shape: one refund asked for and made, the user told
+TAU2_TALK = {
+    "messages": [
+        {"role": "user", "content": "Refund order 1234, it came late"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_call("refund", {"order": "1234", "reason": "late"}, 1)],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "assistant", "content": "Your refund of order 1234 is done."},
+    ],
+    "state": {"refunds": [{"order": "1234"}]},
+}
+CRITERIA = {
+    "actions": [
+        {
+            "action_id": "a1",
+            "name": "refund",
+            "arguments": {"order": "1234"},
+            "compare_args": ["order"],
+        }
+    ],
+    "communicate_info": ["refund of order 1234"],
+    "reward_basis": ["DB", "ACTION", "COMMUNICATE"],
+}
+
+
+def test_tau2_benchs_verdict_is_a_part_its_reward_a_row_beside_each_components_checks() -> None:
+    scorer = ConversationScorer(
+        [], {"refunds": [{"order": "1234"}]}, "field_f1", None, {}, CRITERIA
+    )
+    result = scorer.scored(TAU2_TALK)
+    assert result.metric == "field_f1+turns+state+tau2"
+    assert result.score == 1.0
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("state.refunds[0].order", "match"),
+        ("tau2.reward", "match"),
+        ("tau2.db", "match"),
+        ("tau2.actions[0].refund", "match"),
+        ("tau2.communicate[0]", "match"),
+    ]
+    assert result.fields[1].reason == "reward over DB 1, ACTION 1, COMMUNICATE 1"
+    assert [p.name for p in result.parts] == ["state", "tau2"]
+
+
+def test_tau2_benchs_reward_of_0_fails_its_row_and_the_detail_says_which_check() -> None:
+    told_other = dict(
+        CRITERIA, communicate_info=["refund of order 999"], reward_basis=["ACTION", "COMMUNICATE"]
+    )
+    result = ConversationScorer([], None, "field_f1", None, {}, told_other).scored(TAU2_TALK)
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("tau2.reward", "mismatch"),  # ACTION 1 x COMMUNICATE 0 = 0
+        ("tau2.actions[0].refund", "match"),
+        ("tau2.communicate[0]", "omission"),
+    ]
+    # its rows' F1: precision 1 / (1 + 1) = 1/2, recall 1 / (1 + 1 + 1) = 1/3: (1/3) / (5/6)
+    assert result.score == pytest.approx(0.4)
+    # the database in the basis needs both states: said when scored, under tau2
+    with pytest.raises(ConfigError, match="^tau2: "):
+        ConversationScorer([], None, "field_f1", None, {}, CRITERIA).scored(TAU2_TALK)
+    with pytest.raises(ConfigError, match="^tau2: "):
+        ConversationScorer([], None, "field_f1", None, {}, {"reward_basis": ["NOPE"]})

@@ -91,6 +91,15 @@ cases:
         expected_run: [{name: refund, arguments: {order: "1234"}}]
         expected: {status: refunded, order: "1234"}
     expected_state: {refunds: [{order: "1234"}]}
+  - id: tau2
+    conversation:
+      - user: I want my money back
+      - user: It is order 1234
+    expected_state: {refunds: [{order: "1234"}]}
+    tau2:
+      actions: [{action_id: r1, name: refund, arguments: {order: "1234"}}]
+      communicate_info: ["1234"]
+      reward_basis: [DB, ACTION, COMMUNICATE]
   - id: played
     conversation:
       user: agent:impatient
@@ -117,9 +126,9 @@ def test_conversations_scored_turn_by_turn_recorded_and_replayed_with_the_model_
     result = pytester.runpytest_inprocess(
         *ARGS, "--jsonmatch-record=once", "--jsonmatch-report=r.json", "-v"
     )
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     # each conversation: one request in its first turn, two in its second
-    assert len(model.asked) == 9
+    assert len(model.asked) == 12
     # misheard: turn 0's answer matches (1 row, 1.0); turn 1 refunds order 12: its answer
     # 2 rows, the order wrong (F1 1/2), its step 2 rows, the argument wrong (F1 1/2); the
     # state's one row wrong (0.0): (1 * 1 + 2 * 0.5 + 2 * 0.5 + 1 * 0) / 6 = 0.5
@@ -128,15 +137,19 @@ def test_conversations_scored_turn_by_turn_recorded_and_replayed_with_the_model_
             "*field_f1+turns+state: score 0.5000 < threshold 1.0000*",
             "*the conversation first went wrong at turn 1 (the user's message 2): "
             'turns?1?.order mismatch, expected "1234", actual "12"*',
-            # three conversations' requests of 50 and 10 tokens each, summed over their turns
-            "calls: 3, *; tokens 450 in, 90 out",
+            # four conversations' requests of 50 and 10 tokens each, summed over their turns
+            "calls: 4, *; tokens 600 in, 120 out",
         ]
     )
     report = held((pytester.path / "r.json").read_text())
     by_id = {c["case_id"].rsplit("::", 1)[1]: c for c in report["comparisons"]}
-    assert {i: c["metric"] for i, c in by_id.items()} == dict.fromkeys(
-        ("refund", "misheard", "played"), "field_f1+turns+state"
-    )
+    assert {i: c["metric"] for i, c in by_id.items()} == {
+        **dict.fromkeys(("refund", "misheard", "played"), "field_f1+turns+state"),
+        "tau2": "field_f1+turns+state+tau2",
+    }
+    # tau2-bench's verdict beside the end state: its reward 1 (DB 1, ACTION 1, COMMUNICATE 1)
+    assert by_id["tau2"]["score"] == 1.0
+    assert report["fields"]["tau2.reward"]["match"] == 1
     assert by_id["misheard"]["score"] == pytest.approx(0.5)
     assert report["fields"]["turns[].order"]["mismatch"] == 1
 
@@ -157,7 +170,7 @@ def test_conversations_scored_turn_by_turn_recorded_and_replayed_with_the_model_
     model.shutdown()
     asked = len(model.asked)
     again = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "-p", "no:cacheprovider")
-    again.assert_outcomes(passed=2, failed=1)
+    again.assert_outcomes(passed=3, failed=1)
     assert len(model.asked) == asked
 
 
@@ -166,11 +179,11 @@ def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester,
     write(pytester, "desk.jsonmatch.yaml", CASES)
     pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once").assert_outcomes(
-        passed=2, failed=1
+        passed=3, failed=1
     )
     write(pytester, "desk.jsonmatch.yaml", CASES.replace("It is order 1234", "It is order 4321"))
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none")
-    result.assert_outcomes(passed=1, failed=2)  # (refund: stale, not scored)
+    result.assert_outcomes(passed=1, failed=3)  # (refund and tau2: stale, not scored)
     result.stdout.fnmatch_lines(
         [
             "*desk.jsonmatch.yaml:4: case 'refund': the recording "
@@ -222,6 +235,14 @@ def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester,
         (
             "conversation: [{user: hi, expected: {a: 1}}]\ninput: [1]",
             "case 'c': a conversation's input must be a mapping (its messages, ...), not [1]",
+        ),
+        (
+            "conversation: [{user: hi, expected: {a: 1}}]\ntau2: {reward_basis: [NOPE]}",
+            "case 'c': conversation: tau2: evaluation_criteria.reward_basis[0]",
+        ),
+        (
+            "expected: {a: 1}\nactual: {a: 1}\ntau2: {reward_basis: [ACTION]}",
+            "case 'c': tau2 scores a conversation as tau2-bench does: give conversation",
         ),
         (
             "conversation: [{user: hi, expected_run: search}]",
