@@ -6,7 +6,7 @@
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
 Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel, tools,
-judge, report, agents, conversations. Each row
+judge, report, agents, conversations, traces. Each row
 is a median of several runs, its baseline measured in the same run (interleaved with it where
 that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
 status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
@@ -33,6 +33,11 @@ cases of 10 turns each: the whole pytest session (wall and CPU time) against the
 session over 100 plain cases of the same fields, and the scoring alone in process
 (ConversationScorer.scored against match_json on the plain pairs); the target is the
 issue's, under 2 s.
+
+The traces section (benchmarks/traces.py) reads and scores OTLP JSON trace files as the
+Collector's file exporter writes them: one run selected by its session out of 100,000
+spans, and one run of 100,000 spans; read_trace then RunScorer.scored against json.loads
+of every line of the same file; the target is issue 98's, under 2 s.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ import judge_bench
 import references
 import report_bench
 import tool_calls
+import traces
 import worst
 from floor import floor_compare
 
@@ -82,6 +88,7 @@ SECTIONS = (
     "report",
     "agents",
     "conversations",
+    "traces",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1215,6 +1222,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "report": lambda args: report_bench.bench(args, Row),
     "agents": lambda args: agents.bench(args, Row),
     "conversations": lambda args: conversations.bench(args, Row),
+    "traces": lambda args: traces.bench(args, Row),
 }
 
 
@@ -1339,8 +1347,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         help="paired pytest sessions of the conversations section (default 7)",
     )
+    p.add_argument(
+        "--trace-spans", type=int, help="spans of each trace file of the traces section (100000)"
+    )
     args = p.parse_args(argv)
     full = dict(
+        trace_spans=100_000,
         conversations=100,
         conversation_turns=10,
         conversation_runs=7,
@@ -1369,6 +1381,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         startup_dataset_runs=5,
     )
     quick = dict(
+        trace_spans=2_000,
         conversations=10,
         conversation_turns=4,
         conversation_runs=1,

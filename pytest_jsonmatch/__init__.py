@@ -40,6 +40,8 @@ _API = {
     "match_run": ".engine.agents",
     "match_conversation": ".engine.agents",
     "tau2_reward": ".engine.agents",
+    "read_trace": ".engine.reading.trace_spans",
+    "Trace": ".engine.reading.trace_spans",
     "Tau2Reward": ".engine.agents",
     "AgentRun": ".calls.agent_outputs",
     "METRIC_NAMES": ".engine.metrics",
@@ -140,6 +142,8 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.metrics.base import Metric as Metric
     from .engine.reading.parse import parse_actual as parse_actual
     from .engine.reading.parse import parse_expected as parse_expected
+    from .engine.reading.trace_spans import Trace as Trace
+    from .engine.reading.trace_spans import read_trace as read_trace
     from .engine.results.field_results import FieldAggregate as FieldAggregate
     from .engine.results.field_results import FieldResult as FieldResult
     from .engine.results.field_results import FloorFailure as FloorFailure

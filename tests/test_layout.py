@@ -67,6 +67,8 @@ PUBLIC_API = [
     "match_conversation",
     "tau2_reward",
     "Tau2Reward",
+    "read_trace",
+    "Trace",
     "AgentRun",
     "parse_actual",
     "parse_expected",
@@ -279,7 +281,8 @@ def test_the_report_format_is_pinned():
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # the baseline's unscored cases, keeps the version; so does the reliability section's
     # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
-    # who decided its fields, its parts (and their names) and the runs its case was asked for).
+    # who decided its fields, its parts (and their names: a conversation's tau2 part too) and
+    # the runs its case was asked for).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -308,7 +311,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "d33defb3c06291feee138175ded92fea0c9714ffb7b15197c08bec31334c4779"
+        "06f61f26f87196cf2ae68db291c66eab7f433383a7e9089a4f4304c3593e5149"
     )
 
 

@@ -315,7 +315,6 @@ class CaseFiles:
             return
         import json
 
-        from ..engine.core.errors import JsonMatchError
         from ..engine.metrics import metric_named
         from ..engine.metrics.base import configure
         from ..engine.schemas.loading import references_confined_to
@@ -376,12 +375,7 @@ class CaseFiles:
         agent: AgentExpectations | ConversationExpectations | None
         given = data.get("input")
         if talk:
-            agent = ConversationExpectations.of_case(data, said, layer.run_options)
-            assert agent is not None
-            try:
-                given = agent.input_of(given)
-            except JsonMatchError as exc:
-                raise said("input", str(exc)) from None
+            agent, given = ConversationExpectations.with_input(data, said, layer.run_options)
         else:
             if "tau2" in data:
                 raise said(

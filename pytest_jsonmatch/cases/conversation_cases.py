@@ -116,6 +116,22 @@ class ConversationExpectations(Slotted):
         return made
 
     @classmethod
+    def with_input(
+        cls,
+        data: Mapping[str, object],
+        error: Callable[[str, str], CaseFileError],
+        run_options: Mapping[str, object],
+    ) -> tuple[ConversationExpectations, dict[str, object]]:
+        """A conversation case's expectations and its input (:meth:`input_of`), each mistake
+        ``error(key, message)``."""
+        made = cls.of_case(data, error, run_options)
+        assert made is not None
+        try:
+            return made, made.input_of(data.get("input"))
+        except JsonMatchError as exc:
+            raise error("input", str(exc)) from None
+
+    @classmethod
     def _scripted(
         cls, given: object, run_options: Mapping[str, object], state: object
     ) -> ConversationExpectations:

@@ -31,6 +31,7 @@ SECTIONS = (
     "report",
     "agents",
     "conversations",
+    "traces",
 )
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 NOT_INSTALLED = (
@@ -62,7 +63,7 @@ GROUPS = (
     ("metrics", "pairing", "suite", "startup", "parse"),
     ("peers", "worst", "dataset", "references", "otel"),
     ("tools", "judge", "report", "agents"),
-    ("conversations",),
+    ("conversations", "traces"),
 )
 
 
@@ -127,6 +128,8 @@ def test_benchmark_script_runs_quick(tmp_path: Path, group: tuple[str, ...]) -> 
         _check_agent_rows([r for r in rows if r["section"] == "agents"])
     if "conversations" in group:
         _check_conversation_rows([r for r in rows if r["section"] == "conversations"])
+    if "traces" in group:
+        _check_trace_rows([r for r in rows if r["section"] == "traces"])
     if "dataset" in group:
         jobs = [r["target"] for r in rows if r["case"].endswith(" records -j 2")]
         assert jobs == ["<= 0.59x"]
@@ -201,6 +204,23 @@ def _check_conversation_rows(rows: list[dict]) -> None:
         assert row["note"].endswith(" failed in both"), row  # (some fields depart: c003, c007)
     assert "pytest's own figure" in wall["note"], wall
     assert "the same in the baseline" in scoring["note"], scoring
+
+
+def _check_trace_rows(rows: list[dict]) -> None:
+    """The traces section at the quick size (2,000 spans): one run selected out of a file of
+    many and scored, one run of the whole file read and scored; each against json.loads of
+    the same file, judged against the issue's 2 s, the run's score and rows in the note."""
+    assert [r["case"] for r in rows] == [
+        "2,000 spans, one run selected and scored",
+        "one run of 2,000 spans read and scored",
+    ], rows
+    for row in rows:
+        assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
+        assert row["baseline"].startswith("json.loads of each line of the same file"), row
+        assert (row["target"], row["status"]) == ("< 2 s", "PASS"), row
+        assert row["note"].startswith("ratio min "), row
+    assert "selected by session.id, scored 1.00 over 15 rows" in rows[0]["note"], rows[0]
+    assert "scored 1.00 against 10 of its calls" in rows[1]["note"], rows[1]
 
 
 def test_benchmark_agents_without_references(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ unset fields dropped), the state read to JSON by ``read_state`` when the run end
 form is what a recording holds, so a replay needs neither the model nor the environment.
 
 Read back (:func:`read_run`, once, into one Conversation), a run is that form, the plain list of its messages, or JSON
-text holding either, its messages in any shape ``reading/agent_messages.py`` reads; its
+text holding either, its messages in any shape ``reading/agent_messages.py`` reads, or an
+object that gives that form (``run_json()``: an ``AgentRun``, a ``Trace`` that
+``reading/trace_spans.read_trace`` read from spans); its
 answer is its last assistant message's: a run whose last assistant message only called
 tools wrote no answer.
 """
@@ -70,7 +72,7 @@ def read_run(actual: object, side: str = "actual") -> Conversation:
 
 def _read(actual: object, side: str) -> Conversation:
     form_of = getattr(actual, "run_json", None)
-    if callable(form_of):  # an AgentRun, given to assert_json_match
+    if callable(form_of):  # an AgentRun, given to assert_json_match; a Trace (its spans' run)
         actual = form_of()
     value = agent_data(actual, side)
     if isinstance(value, Mapping) and "messages" in value and "role" not in value:

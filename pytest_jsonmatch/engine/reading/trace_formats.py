@@ -1,0 +1,411 @@
+"""OpenTelemetry spans as an OTLP JSON file holds them, read into one small record, :class:`Span`.
+
+OTLP JSON as the OpenTelemetry Collector's file exporter writes it (``format: json``, its
+default): one ``ExportTraceServiceRequest`` a line (``resourceSpans[].scopeSpans[]
+.spans[]``), or one request over the whole file (pretty-printed). Fields in lowerCamelCase,
+ids as hex (OTLP/JSON's rule; the base64 that ``google.protobuf.json_format`` writes for
+bytes is read too), times as strings of nanoseconds (or numbers), enums as integers (or
+their names), attributes as ``{"key", "value": {"stringValue" | "intValue" | "boolValue" |
+"doubleValue" | "arrayValue" | "kvlistValue" | "bytesValue"}}``. A line holding metrics or
+logs instead (``resourceMetrics``, ``resourceLogs``) is passed over. (Protobuf files and
+the SDK's spans in memory: ``trace_objects.py``.)
+
+Read in two passes: :class:`RawSpan`, what selecting a run needs (ids, name, where the span
+is; its attributes left as the source holds them), for every span; then the whole
+:class:`Span`, for the spans of the run selected only. Attribute values become plain JSON:
+bytes their base64 text, a double that is no number (``NaN``, ``Infinity``) its name, an
+array a list, a key-value list an object. A value of no OTLP type, a value nested more than
+:data:`MAX_NESTING` levels, or more than :data:`MAX_RUN_TEXT` characters of text in one
+run's attributes is a ParseError naming the source, the span and the attribute.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from ..core.errors import ParseError, shown
+from ..core.values import JsonValue
+
+MAX_NESTING = 64  # levels of arrays and key-value lists within one attribute value
+MAX_RUN_TEXT = 64 * 2**20  # characters of text in the attributes of one run's spans
+
+KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")  # OTLP's order
+STATUSES = ("unset", "ok", "error")
+_OTHER_SIGNALS = frozenset({"resourceMetrics", "resourceLogs", "resourceProfiles"})
+
+
+class SpanEvent(NamedTuple):
+    """An event of a span: its name and its attributes (plain JSON)."""
+
+    name: str
+    attributes: dict[str, JsonValue]
+
+
+class Span(NamedTuple):
+    """One span: its ids (hex; ``parent_id`` None for a root), name, kind (``internal``,
+    ``server``, ``client``, ``producer``, ``consumer``, ``unspecified``), start and end
+    (nanoseconds since the epoch), status (``unset``, ``ok``, ``error``) and its message,
+    attributes (plain JSON) and events."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    kind: str
+    start_ns: int
+    end_ns: int
+    status: str
+    status_message: str
+    attributes: dict[str, JsonValue]
+    events: tuple[SpanEvent, ...]
+
+
+class RawSpan(NamedTuple):
+    """A span as a source holds it, with what selecting a run reads: its ids and name,
+    ``data`` and ``resource`` (the span and its resource's attributes, as the source holds
+    them), ``at`` (where: a JSON file's line, 0 for a whole-file request, and the indexes
+    under it; a protobuf file's request and indexes; the index in memory) and ``form``
+    (``json``, ``proto`` or ``sdk``)."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    data: Any
+    resource: Any
+    at: tuple[int, ...]
+    form: str
+
+
+def place(raw: RawSpan) -> str:
+    """Where ``raw`` is in its source: ``line 3, resourceSpans[0].scopeSpans[1].spans[4]``."""
+    if raw.form == "sdk":
+        return f"spans[{raw.at[0]}]"
+    head, i, j, k = raw.at
+    path = f"resourceSpans[{i}].scopeSpans[{j}].spans[{k}]"
+    if raw.form == "proto":
+        return f"request {head}, {path}"
+    return f"line {head}, {path}" if head else path
+
+
+# -- OTLP JSON ------------------------------------------------------------------------------
+
+
+def json_requests(
+    text: str, name: str, keep: Callable[[int, str], bool] | None = None
+) -> Iterator[tuple[int, object]]:
+    """The requests of an OTLP JSON file, each with its line (0: the whole file is one).
+    ``keep``: of a file of one request a line, the lines read (by their number and text);
+    a line left is still read where it does not end as a request ends (``}``), so that a
+    line cut off is found wherever it is."""
+    try:
+        yield 0, json.loads(text)
+        return
+    except RecursionError:
+        raise ParseError(f"{name} nests too deeply to be a trace") from None
+    except json.JSONDecodeError as exc:
+        whole = exc
+    lines = text.split("\n")
+    if whole.msg != "Extra data" and not _one_line(lines[0]):
+        raise ParseError(
+            f"{name} is not OTLP JSON: {whole.msg} at line {whole.lineno} column "
+            f"{whole.colno}{_cut(whole, text)}"
+        )
+    last = len(lines) - next((n for n, line in enumerate(reversed(lines)) if line.strip()), 0)
+    for number, line in enumerate(lines, 1):
+        if keep is not None and not keep(number, line) and line.rstrip().endswith("}"):
+            continue
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except RecursionError:
+            raise ParseError(f"{name} line {number} nests too deeply to be a trace") from None
+        except json.JSONDecodeError as exc:
+            cut = " (the file ends inside it: cut off?)" if number == last else ""
+            raise ParseError(
+                f"{name} line {number} is not JSON: {exc.msg} at column {exc.colno}{cut}"
+            ) from None
+
+
+def _one_line(line: str) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _cut(error: json.JSONDecodeError, text: str) -> str:
+    """What an error of the whole file says of where it ends (a string left open, or an
+    error at its end: cut off)."""
+    cut = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+    return " (the file ends inside it: cut off?)" if cut else ""
+
+
+def json_spans(request: object, line: int, name: str) -> list[RawSpan]:
+    """Every span of one request of an OTLP JSON file, as a RawSpan."""
+    at = f"{name} line {line}" if line else name
+    if type(request) is not dict:
+        raise ParseError(f"{at}: a request must be a JSON object, not {shown(request)}")
+    listed = request.get("resourceSpans")
+    if listed is None:
+        if request and not _OTHER_SIGNALS & request.keys():
+            raise ParseError(
+                f"{at} holds no resourceSpans: not an OTLP ExportTraceServiceRequest "
+                f"(its keys: {', '.join(map(repr, list(request)[:5]))})"
+            )
+        return []
+    out: list[RawSpan] = []
+    for i, resource_spans in enumerate(_list(listed, f"{at}: resourceSpans")):
+        where = f"{at}: resourceSpans[{i}]"
+        held = _object(resource_spans, where)
+        resource = _object(held.get("resource", {}), f"{where}.resource").get("attributes")
+        scopes = held.get("scopeSpans", held.get("instrumentationLibrarySpans", []))
+        for j, scope in enumerate(_list(scopes, f"{where}.scopeSpans")):
+            spans = _object(scope, f"{where}.scopeSpans[{j}]").get("spans", [])
+            out += _json_raws(
+                _list(spans, f"{where}.scopeSpans[{j}].spans"), resource, (line, i, j), name
+            )
+    return out
+
+
+def _json_raws(
+    spans: list[Any], resource: object, at: tuple[int, int, int], name: str
+) -> list[RawSpan]:
+    """The spans of one scope: ids read in place where they are hex of their size (the
+    Collector's), else by :func:`_json_id`; anything else a ParseError naming the span."""
+    out = []
+    for k, span in enumerate(spans):
+        if type(span) is not dict:
+            raise ParseError(
+                f"{name} {_at((*at, k))}: a span must be a JSON object, not {shown(span)}"
+            )
+        get = span.get
+        trace_id, span_id, parent_id, label = (
+            get("traceId"),
+            get("spanId"),
+            get("parentSpanId"),
+            get("name", ""),
+        )
+        if type(trace_id) is not str or len(trace_id) != 32:
+            trace_id = _json_id(trace_id, 16, (*at, k), name, "traceId")
+        if type(span_id) is not str or len(span_id) != 16:
+            span_id = _json_id(span_id, 8, (*at, k), name, "spanId")
+        if not parent_id:
+            parent_id = None
+        elif type(parent_id) is not str or len(parent_id) != 16:
+            parent_id = _json_id(parent_id, 8, (*at, k), name, "parentSpanId")
+        if type(label) is not str:
+            raise ParseError(f"{name} {_at((*at, k))}: its name must be text, not {shown(label)}")
+        out.append(
+            RawSpan(
+                trace_id.lower(),
+                span_id.lower(),
+                parent_id and parent_id.lower(),
+                label,
+                span,
+                resource,
+                (*at, k),
+                "json",
+            )
+        )
+    return out
+
+
+def _at(at: tuple[int, ...]) -> str:
+    return place(RawSpan("", "", None, "", None, None, at, "json"))
+
+
+def _json_id(value: object, size: int, at: tuple[int, ...], name: str, key: str) -> str:
+    """An id as hex: OTLP/JSON's hex, or the base64 ``json_format`` writes for bytes."""
+    if isinstance(value, str):
+        if len(value) == 2 * size:  # (hex)
+            return value
+        if len(value) == 4 * ((size + 2) // 3):
+            try:
+                return base64.b64decode(value, validate=True).hex()
+            except (binascii.Error, ValueError):
+                pass
+    raise ParseError(
+        f"{name} {_at(at)}: {key} {shown(value)} is not an id of {size} bytes "
+        f"({2 * size} hex digits)"
+    )
+
+
+def _list(value: object, where: str) -> list[Any]:
+    if type(value) is not list:
+        raise ParseError(f"{where} must be a list, not {shown(value)}")
+    return value
+
+
+def _object(value: object, where: str) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise ParseError(f"{where} must be an object, not {shown(value)}")
+    return value
+
+
+# -- decoding a span whole ------------------------------------------------------------------
+# (what a span's decoding says is relative to the span: "attribute 'x': ..."; whoever reads
+# the span puts where it is in front, so that nothing is written out for a span read well)
+
+
+class Budget:
+    """What is left of the text a run's attributes may hold (:data:`MAX_RUN_TEXT`)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int | None = None) -> None:
+        self.left = MAX_RUN_TEXT if left is None else left
+
+    def spend(self, text: str) -> str:
+        self.left -= len(text)
+        if self.left < 0:
+            raise self.spent(text)
+        return text
+
+    @staticmethod
+    def spent(text: str) -> ParseError:
+        return ParseError(
+            f"the run's attributes hold more than {MAX_RUN_TEXT:,} characters of text (this "
+            f"value {len(text):,}): too large to read as a run"
+        )
+
+
+def in_attribute(key: str, exc: ParseError) -> ParseError:
+    """``exc`` said of the attribute ``key``."""
+    return ParseError(f"attribute {key!r}: {exc}")
+
+
+def json_span(raw: RawSpan, budget: Budget) -> Span:
+    """A span of an OTLP JSON file read whole."""
+    data = raw.data
+    status = data.get("status") or {}
+    kind, code = data.get("kind", 0), status.get("code", 0) if type(status) is dict else None
+    events = data.get("events")
+    return Span(
+        raw.trace_id,
+        raw.span_id,
+        raw.parent_id,
+        raw.name,
+        KINDS[kind] if type(kind) is int and 0 <= kind < 6 else _enum(kind, KINDS, "SPAN_KIND_"),
+        _nanos(data.get("startTimeUnixNano", 0), "startTimeUnixNano"),
+        _nanos(data.get("endTimeUnixNano", 0), "endTimeUnixNano"),
+        STATUSES[code] if type(code) is int and 0 <= code < 3 else _status(status),
+        str(status.get("message", "")),
+        json_attributes(data.get("attributes"), budget),
+        _json_events(events, budget) if events else (),
+    )
+
+
+def _json_events(events: object, budget: Budget) -> tuple[SpanEvent, ...]:
+    out = []
+    for n, event in enumerate(_list(events, "events")):
+        name = _object(event, f"events[{n}]").get("name", "")
+        try:
+            out.append(SpanEvent(str(name), json_attributes(event.get("attributes"), budget)))
+        except ParseError as exc:
+            raise ParseError(f"events[{n}] ({name!r}): {exc}") from None
+    return tuple(out)
+
+
+def _status(status: object) -> str:
+    if type(status) is not dict:
+        raise ParseError(f"status must be an object, not {shown(status)}")
+    return _enum(status.get("code", 0), STATUSES, "STATUS_CODE_")
+
+
+def _enum(value: object, names: tuple[str, ...], prefix: str) -> str:
+    if type(value) is int and 0 <= value < len(names):
+        return names[value]
+    if isinstance(value, str) and value.startswith(prefix):
+        if value[len(prefix) :].lower() in names:
+            return value[len(prefix) :].lower()
+    what = "kind" if prefix == "SPAN_KIND_" else "status code"
+    raise ParseError(f"{what} {shown(value)} is none of OTLP's ({prefix}*, 0-{len(names) - 1})")
+
+
+def _nanos(value: object, key: str) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    raise ParseError(f"{key} {shown(value)} is not a time in nanoseconds")
+
+
+def json_attributes(listed: object, budget: Budget, depth: int = 0) -> dict[str, JsonValue]:
+    """Attributes (``[{key, value}]``) as an object, read in place where a value is text, a
+    whole number or a boolean (nearly all); ``depth``: the level of a key-value list's."""
+    out: dict[str, JsonValue] = {}
+    for pair in _list(listed or [], "attributes"):
+        if type(pair) is dict:
+            key, value = pair.get("key"), pair.get("value")
+            if type(key) is str and type(value) is dict and len(value) == 1:
+                text = value.get("stringValue")
+                if type(text) is str:
+                    budget.left -= len(text)
+                    if budget.left < 0:
+                        raise in_attribute(key, budget.spent(text))
+                    out[key] = text
+                    continue
+                number = value.get("intValue")
+                if type(number) is str and number.isdigit() and len(number) < 20:
+                    out[key] = int(number)
+                    continue
+        key = pair.get("key") if type(pair) is dict else None
+        if not isinstance(key, str):
+            raise ParseError(f"an attribute must be {{key, value}}, not {shown(pair)}")
+        try:
+            out[key] = json_value(pair.get("value", {}), budget, depth)
+        except ParseError as exc:
+            raise (in_attribute(key, exc) if depth == 0 else exc) from None
+    return out
+
+
+_TYPES = "stringValue, intValue, boolValue, doubleValue, arrayValue, kvlistValue, bytesValue"
+
+
+def json_value(value: object, budget: Budget, depth: int = 0) -> JsonValue:
+    """An OTLP JSON ``AnyValue`` as plain JSON (an empty one is null)."""
+    if type(value) is not dict or len(value) > 1:
+        raise ParseError(f"{shown(value)} is no OTLP value (one of {_TYPES})")
+    if not value:
+        return None
+    ((kind, inner),) = value.items()
+    if kind in ("stringValue", "bytesValue") and isinstance(inner, str):
+        return budget.spend(inner)
+    if kind == "boolValue" and isinstance(inner, bool):
+        return inner
+    if kind == "intValue" and (type(inner) is int or (isinstance(inner, str) and _integer(inner))):
+        return int(inner)
+    if kind == "doubleValue" and type(inner) in (int, float, str):
+        return double(inner)
+    if kind in ("arrayValue", "kvlistValue") and type(inner) is dict:
+        if depth >= MAX_NESTING:
+            raise ParseError(f"its value nests more than {MAX_NESTING} levels")
+        values = _list(inner.get("values", []), f"{kind}.values")
+        if kind == "arrayValue":
+            return [json_value(v, budget, depth + 1) for v in values]
+        return json_attributes(values, budget, depth + 1)
+    raise ParseError(f"{shown(value)} is no OTLP value (one of {_TYPES})")
+
+
+def _integer(text: str) -> bool:
+    return text.lstrip("-").isdigit() and len(text) < 24
+
+
+def double(value: int | float | str) -> JsonValue:
+    """A double as JSON: a number, or the name of one that is none (``NaN``, ...)."""
+    if isinstance(value, str):
+        if value in ("NaN", "Infinity", "-Infinity"):
+            return value
+        try:
+            value = float(value)
+        except ValueError:
+            raise ParseError(f"doubleValue {shown(value)} is not a number") from None
+    return float(value) if math.isfinite(value) else str(value).replace("inf", "Infinity")

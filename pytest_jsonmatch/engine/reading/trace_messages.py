@@ -1,0 +1,345 @@
+"""A run's spans read as an agent's conversation: messages in OpenAI's chat shape, which
+``agent_messages.py`` reads as it reads any run, and a side table of the run's steps.
+
+What a span is, by its ``gen_ai.operation.name`` (OpenTelemetry's GenAI semantic
+conventions) or its ``openinference.span.kind`` (OpenInference):
+
+- a model call (``chat``, ``text_completion``, ``generate_content``; ``LLM``): its output is
+  the assistant's message (its first choice): its text and the calls it makes. Read from the
+  ``gen_ai.output.messages`` attribute (semconv 1.37 on: JSON text, or structured, of
+  ``{role, parts: [{type: text, content} | {type: tool_call, id, name, arguments}]}``), the
+  same attribute on an event (``gen_ai.client.inference.operation.details``), the older
+  ``gen_ai.choice`` event (semconv 1.28-1.36: ``{index, message: {content, tool_calls}}``),
+  or ``llm.output_messages.N.message.{role, content, contents, tool_calls}``. The first
+  model call's input (``gen_ai.input.messages``, ``gen_ai.system_instructions``, the older
+  ``gen_ai.{system,user,assistant,tool}.message`` events, ``llm.input_messages``) is the
+  conversation the run was given: the messages before its first assistant message. A model
+  call inside another (a framework's span around the client's) is read once, the outer one.
+- a tool call (``execute_tool``; ``TOOL``): the tool's result, a ``tool`` message:
+  ``{"role": "tool", "tool_call_id", "content": <result>, "status": "ok" | "error"}``, with
+  ``"error": <message>`` for a failed step: a span whose status is ERROR, or that holds an
+  ``exception`` event (the message: the status's, else the exception's message or type).
+  The result is ``gen_ai.tool.call.result`` (semconv 1.38 on) or ``output.value``, as the
+  span holds it (JSON text stays text). It answers the call of the same id
+  (``gen_ai.tool.call.id``, ``tool_call.id``) a model call made, else the first unanswered
+  call of its name; a tool call no model call made (their content not recorded) is made a
+  call of its own, from ``gen_ai.tool.name`` / ``tool.name`` / ``tool_call.function.name``
+  and ``gen_ai.tool.call.arguments`` / ``tool_call.function.arguments`` / ``input.value``,
+  in an assistant message of its own (tool calls that overlap in time, siblings, share
+  one). A tool call inside a tool call of the same name is read once, the outer one.
+- an agent (``invoke_agent``; ``AGENT``): its output (``gen_ai.output.messages``,
+  ``output.value``, pydantic-ai's ``final_result``) is the answer where the run's last
+  assistant message wrote none (the model's last act was a call: an output tool). The
+  answer is never a tool's result.
+
+The steps, in the order the spans start: one :class:`TraceStep` per model call, tool call
+and agent, with its duration, status, token usage (``gen_ai.usage.input_tokens`` and
+``output_tokens``; OpenInference's ``llm.token_count.prompt`` and ``completion``) and the
+message it gave. Other spans (HTTP, a database) are no step and give no message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple, TypeVar
+
+from ..core.errors import ParseError
+from ..core.values import JsonValue
+from .trace_chat import (
+    Chat,
+    agent_output,
+    attribute_messages,
+    inputs,
+    output,
+    with_instructions,
+)
+from .trace_formats import Span
+
+Where = Callable[[Span], str]  # where a span is, as an error names it
+
+CHAT, TOOL, AGENT = "chat", "execute_tool", "invoke_agent"
+_OPERATIONS = {
+    "chat": CHAT,
+    "text_completion": CHAT,
+    "generate_content": CHAT,
+    "execute_tool": TOOL,
+    "invoke_agent": AGENT,
+}
+_OPENINFERENCE = {"LLM": CHAT, "TOOL": TOOL, "AGENT": AGENT}
+_EXCEPTIONS = frozenset({"exception", "gen_ai.execute_tool.exception"})
+
+
+class TraceStep(NamedTuple):
+    """One step of a run read from its trace: the span's id, its parent's and its name, the
+    step's ``operation`` (``chat``, ``execute_tool``, ``invoke_agent``), the tool's name (a
+    tool call's), its duration in milliseconds, its ``status`` (``ok`` or ``error``) and
+    ``error`` (what failed), its token usage (None: not recorded), and ``message``, the
+    index of the message it gave in the run's messages (None: none)."""
+
+    span_id: str
+    parent_id: str | None
+    name: str
+    operation: str
+    tool: str | None
+    duration_ms: float
+    status: str
+    error: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    message: int | None
+
+
+def operation(span: Span) -> str | None:
+    """What ``span`` is: ``chat``, ``execute_tool``, ``invoke_agent``, or None (no step)."""
+    attributes = span.attributes
+    named = attributes.get("gen_ai.operation.name")
+    if isinstance(named, str) and named in _OPERATIONS:
+        return _OPERATIONS[named]
+    kind = attributes.get("openinference.span.kind")
+    if isinstance(kind, str) and kind.upper() in _OPENINFERENCE:
+        return _OPENINFERENCE[kind.upper()]
+    if named is None and "gen_ai.tool.name" in attributes:
+        return TOOL
+    if named is None and any(e.name == "gen_ai.choice" for e in span.events):
+        return CHAT
+    return None
+
+
+def run_messages(
+    spans: Sequence[Span], depth: Mapping[str, int], where: Where
+) -> tuple[list[Chat], tuple[TraceStep, ...]]:
+    """The messages of the run ``spans`` (in the order they start; ``depth``: each span's
+    level in its tree) and its steps."""
+    kinds = _kinds(spans, depth)
+    reading = _Reading(where)
+    reading.messages.extend(_given(spans, kinds, where))
+    agent: Span | None = None
+    for span in spans:
+        kind = kinds.get(span.span_id)
+        if kind == CHAT:
+            reading.model_call(span)
+        elif kind == TOOL:
+            reading.tool_call(span)
+        elif kind == AGENT:
+            reading.step(span, AGENT, None)
+            if agent is None or depth[span.span_id] < depth[agent.span_id]:
+                agent = span
+    if agent is not None:
+        reading.agent_answer(agent)
+    return reading.messages, tuple(reading.steps)
+
+
+def _kinds(spans: Sequence[Span], depth: Mapping[str, int]) -> dict[str, str]:
+    """Each step's kind by its span's id: a model call inside a model call, and a tool
+    call inside a tool call of its name, left out (read once, as the outer one)."""
+    by_id = {span.span_id: span for span in spans}
+    kinds: dict[str, str] = {}
+    inside: dict[str, tuple[str | None, str | None]] = {}  # (model call, tool) a span is in
+    for span in sorted(spans, key=lambda s: depth[s.span_id]):
+        parent = by_id.get(span.parent_id or "")
+        model, tool = inside.get(span.parent_id or "", (None, None))
+        if parent is not None and kinds.get(parent.span_id) == CHAT:
+            model = parent.span_id
+        if parent is not None and kinds.get(parent.span_id) == TOOL:
+            tool = _tool_name(parent)
+        inside[span.span_id] = (model, tool)
+        kind = operation(span)
+        if kind == CHAT and model is not None:
+            continue
+        if kind == TOOL and tool is not None and tool == _tool_name(span):
+            continue
+        if kind is not None:
+            kinds[span.span_id] = kind
+    return kinds
+
+
+def _given(spans: Sequence[Span], kinds: Mapping[str, str], where: Where) -> list[Chat]:
+    """The conversation the run was given: its first model call's input (an agent's input
+    where no model call records one)."""
+    for span in spans:
+        if kinds.get(span.span_id) == CHAT:
+            given = _said(span, where, inputs)
+            if given is not None:
+                return given
+    for span in spans:
+        if kinds.get(span.span_id) == AGENT:
+            given = _said(span, where, _agent_input)
+            if given is not None:
+                return given
+    return []
+
+
+def _agent_input(agent: Span) -> list[Chat] | None:
+    listed = attribute_messages(agent, "gen_ai.input.messages")
+    return None if listed is None else with_instructions(agent, listed)
+
+
+class _Reading:
+    """The messages and steps read so far, and the calls not answered yet."""
+
+    def __init__(self, where: Where) -> None:
+        self.where = where
+        self.messages: list[Chat] = []
+        self.steps: list[TraceStep] = []
+        self.open: list[tuple[str, str]] = []  # (call id, name) of the calls not answered
+        self.made: tuple[Chat, Span] | None = None  # the last call made for a tool span
+
+    def step(self, span: Span, kind: str, message: int | None, tool: str | None = None) -> None:
+        error = _error(span) if kind == TOOL or span.status == "error" else None
+        usage = _usage(span)
+        self.steps.append(
+            TraceStep(
+                span.span_id,
+                span.parent_id,
+                span.name,
+                kind,
+                tool,
+                max(0, span.end_ns - span.start_ns) / 1e6,
+                "error" if error is not None else "ok",
+                error,
+                *usage,
+                message,
+            )
+        )
+
+    def model_call(self, span: Span) -> None:
+        reply = _said(span, self.where, output)
+        at = None
+        if reply is not None:
+            at = len(self.messages)
+            self.messages.append(reply)
+            self.made = None
+            for number, call in enumerate(reply.get("tool_calls") or []):
+                if isinstance(call, dict):
+                    if not call.get("id"):
+                        call["id"] = f"{span.span_id}.{number}"
+                    function = call.get("function")
+                    name = function.get("name") if isinstance(function, dict) else None
+                    self.open.append((str(call["id"]), name if isinstance(name, str) else ""))
+        self.step(span, CHAT, at)
+
+    def tool_call(self, span: Span) -> None:
+        name = _tool_name(span)
+        call_id = _first_text(span, ("gen_ai.tool.call.id", "tool_call.id"))
+        answered = self._answered(call_id, name)
+        if answered is None:
+            answered = call_id or span.span_id
+            self._made(span, name, answered)
+        error = _error(span)
+        message: Chat = {
+            "role": "tool",
+            "tool_call_id": answered,
+            "content": _first(span, ("gen_ai.tool.call.result", "output.value")),
+            "status": "ok" if error is None else "error",
+        }
+        if error is not None:
+            message["error"] = error
+        self.messages.append(message)
+        self.step(span, TOOL, len(self.messages) - 1, name)
+
+    def _answered(self, call_id: str | None, name: str) -> str | None:
+        """The id of the open call a tool span answers (by id, else the first of its
+        name), taken off the open calls; None: it answers none."""
+        found = [k for k, (i, _) in enumerate(self.open) if call_id and i == call_id]
+        found = found or [k for k, (_, n) in enumerate(self.open) if n == name]
+        return self.open.pop(found[0])[0] if found else None
+
+    def _made(self, span: Span, name: str, call_id: str) -> None:
+        """A call for a tool span no model call made: in the assistant message of the tool
+        span before it where they overlap in time and share their parent, else its own."""
+        arguments = _first(
+            span, ("gen_ai.tool.call.arguments", "tool_call.function.arguments", "input.value")
+        )
+        call = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": arguments if arguments is not None else {}},
+        }
+        last = self.made
+        if (
+            last is not None
+            and last[1].parent_id == span.parent_id
+            and span.start_ns < last[1].end_ns
+        ):
+            calls = last[0]["tool_calls"]
+            assert isinstance(calls, list)
+            calls.append(call)
+            self.made = (last[0], span)
+            return
+        assistant: Chat = {"role": "assistant", "content": None, "tool_calls": [call]}
+        self.messages.append(assistant)
+        self.made = (assistant, span)
+
+    def agent_answer(self, agent: Span) -> None:
+        """The agent's output as the answer, where the last assistant message wrote none."""
+        replies = [m for m in self.messages if m.get("role") == "assistant"]
+        if replies and replies[-1].get("content") not in (None, ""):
+            return
+        answer = _said(agent, self.where, agent_output)
+        if answer is not None:
+            self.messages.append({"role": "assistant", "content": answer})
+            for k, step in enumerate(self.steps):
+                if step.span_id == agent.span_id:
+                    self.steps[k] = step._replace(message=len(self.messages) - 1)
+
+
+T = TypeVar("T")
+
+
+def _said(span: Span, where: Where, read: Callable[[Span], T]) -> T:
+    """``read(span)``; what it cannot read, a ParseError naming where the span is."""
+    try:
+        return read(span)
+    except ParseError as exc:
+        raise ParseError(f"{where(span)}: {exc}") from None
+
+
+# -- a span's attributes --------------------------------------------------------------------
+
+
+def _first(span: Span, keys: Sequence[str]) -> JsonValue | None:
+    for key in keys:
+        if key in span.attributes:
+            return span.attributes[key]
+    return None
+
+
+def _first_text(span: Span, keys: Sequence[str]) -> str | None:
+    value = _first(span, keys)
+    return value if isinstance(value, str) and value else None
+
+
+def _tool_name(span: Span) -> str:
+    named = _first_text(span, ("gen_ai.tool.name", "tool.name", "tool_call.function.name"))
+    if named is not None:
+        return named
+    return span.name.removeprefix("execute_tool ").strip() or span.name
+
+
+def _error(span: Span) -> str | None:
+    """What failed in ``span`` (its status's message, an exception event's message or
+    type, its ``error.type``), or None where nothing did."""
+    raised = next((e for e in span.events if e.name in _EXCEPTIONS), None)
+    if span.status != "error" and raised is None:
+        return None
+    if span.status_message:
+        return span.status_message
+    for value in (
+        raised and raised.attributes.get("exception.message"),
+        raised and raised.attributes.get("exception.type"),
+        span.attributes.get("error.type"),
+    ):
+        if isinstance(value, str) and value:
+            return value
+    return "error"
+
+
+def _usage(span: Span) -> tuple[int | None, int | None]:
+    out: list[int | None] = []
+    for keys in (
+        ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
+        ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
+    ):
+        value = _first(span, keys)
+        out.append(value if type(value) is int else None)
+    return out[0], out[1]

@@ -1,0 +1,437 @@
+"""A trace as an agent's output: OpenTelemetry spans read from a file or from memory, one
+run selected, and read into the messages of one conversation (:func:`read_trace`).
+
+A run is the spans of one trace (one trace id). :func:`read_trace` reads every span of its
+source (an OTLP JSON file as the Collector's file exporter writes it, ``trace_formats.py``;
+an OTLP protobuf file, or the SDK's spans in memory, ``trace_objects.py``; of a file of JSON
+lines and a selection, only the lines that can hold the run: :func:`_narrowed`), groups
+them by trace, and selects the run: by ``trace_id``, by ``root`` (the name of a span of the
+trace with no parent in it), by
+``attribute`` (``"session.id=abc"`` or ``{"session.id": "abc"}``: a span of the trace, or its
+resource, holds each; a value given as text matches a number or boolean written so), all
+that are given; a source that holds one trace needs none. No trace matching is a ParseError
+(the output lacks the run), several a ConfigError (the selection is ambiguous), each naming
+the source and the traces it holds. Only the run's spans are then read whole, ordered by
+their start (a parent before its child at the same time, then the source's order), and read
+into messages (``trace_messages.py``) as a :class:`Trace`, which
+``agents/agent_run.read_run`` reads as it reads any run (``Trace.run_json``).
+
+Bounds: a file is read as ``user_files.read_regular`` reads it (a regular file, at most
+256 MB); a source of more than :data:`MAX_SPANS` spans is refused where the count is
+passed; a span given twice (an export retried) is read once; parent ids that form a cycle
+are a ParseError naming the spans; a span whose parent is not in the trace is a root of
+it. Nothing recurses per span or per level of the tree.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from ..core.errors import ConfigError, ParseError, shown
+from ..core.gc_pause import collector_paused
+from ..core.slotted import Slotted
+from ..core.values import JsonValue
+from .trace_chat import Chat
+from .trace_formats import (
+    Budget,
+    RawSpan,
+    Span,
+    in_attribute,
+    json_requests,
+    json_span,
+    json_spans,
+    json_value,
+    place,
+)
+from .trace_messages import TraceStep, run_messages
+from .trace_objects import (
+    memory_spans,
+    proto_requests,
+    proto_span,
+    proto_spans,
+    proto_value,
+    sdk_span,
+)
+from .user_files import decoded as utf8_decoded
+from .user_files import read_regular
+
+MAX_SPANS = 1_000_000  # spans one source may hold
+_SHOWN_RUNS = 5  # traces an error lists
+_COMPRESSED = {b"\x28\xb5\x2f\xfd": "zstd", b"\x1f\x8b": "gzip"}
+
+
+class Trace(Slotted):
+    """One run read from a trace: its ``spans`` (in the order they start), ``source`` (the
+    file, or spans in memory), ``trace_id``, ``messages`` (OpenAI chat messages: the
+    conversation it was given, then each model call's reply and each tool's result) and
+    ``steps`` (a :class:`~.trace_messages.TraceStep` per model call, tool call and agent).
+    ``read_run`` (and so ``match_run``) reads it as a run: :meth:`run_json`."""
+
+    __slots__ = ("spans", "source", "trace_id", "messages", "steps")
+
+    def __init__(
+        self,
+        spans: tuple[Span, ...],
+        source: str,
+        trace_id: str,
+        messages: tuple[Chat, ...],
+        steps: tuple[TraceStep, ...],
+    ) -> None:
+        self.spans, self.source, self.trace_id = spans, source, trace_id
+        self.messages, self.steps = messages, steps
+
+    def run_json(self) -> dict[str, JsonValue]:
+        """The run's JSON form, as ``agents/agent_run.py`` reads it: its messages, and no
+        state (a trace holds none)."""
+        return {"messages": list(self.messages), "state": None}
+
+    def steps_json(self) -> list[JsonValue]:
+        """The steps as plain JSON: an object per step, its fields by name."""
+        return [dict(step._asdict()) for step in self.steps]
+
+    def __repr__(self) -> str:
+        return (
+            f"Trace({self.source}, trace {self.trace_id}, {len(self.spans)} spans, "
+            f"{len(self.messages)} messages)"
+        )
+
+
+def read_trace(
+    path_or_spans: object,
+    *,
+    trace_id: object = None,
+    root: object = None,
+    attribute: object = None,
+) -> Trace:
+    """The run ``path_or_spans`` holds, selected by ``trace_id``, ``root`` and
+    ``attribute``, read into a :class:`Trace`. ``path_or_spans``: a trace file's path (OTLP
+    JSON or protobuf), the SDK's finished spans, or an ``InMemorySpanExporter``."""
+    wanted = _selection(trace_id, root, attribute)
+    with collector_paused():  # (a read makes many objects, none in a cycle: gc_pause.py)
+        return _read(path_or_spans, wanted)
+
+
+def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
+    name, spans_of = _source(path_or_spans)
+    try:  # (a file of JSON lines: the lines that may hold the run only)
+        chosen_id, chosen = _select(_runs(spans_of(wanted), name), wanted, name)
+    except ParseError:
+        if not (isinstance(path_or_spans, (str, os.PathLike)) and _needles(wanted)):
+            raise  # (read whole already)
+        chosen_id, chosen = _select(_runs(spans_of(None), name), wanted, name)
+    budget = Budget()
+    spans = [_decoded(raw, name, budget) for raw in chosen]
+    raws = {raw.span_id: raw for raw in chosen}
+
+    def where(span: Span) -> str:
+        return _named(raws[span.span_id], name)
+
+    depth = _depths(spans, name, where)
+    order = {span.span_id: n for n, span in enumerate(spans)}
+    spans.sort(key=lambda s: (s.start_ns, depth[s.span_id], order[s.span_id]))
+
+    messages, steps = run_messages(spans, depth, where)
+    if not steps:
+        raise ParseError(
+            f"{name}: trace {chosen_id} holds no model call, tool call or agent among its "
+            f"{len(spans)} spans (gen_ai.operation.name chat, execute_tool, invoke_agent; "
+            f"openinference.span.kind LLM, TOOL, AGENT): no run to read"
+        )
+    return Trace(tuple(spans), name, chosen_id, tuple(messages), steps)
+
+
+def _decoded(raw: RawSpan, name: str, budget: Budget) -> Span:
+    """``raw`` read whole; a ParseError naming ``name``, the span and the attribute where a
+    value cannot be read."""
+    read = json_span if raw.form == "json" else proto_span if raw.form == "proto" else sdk_span
+    try:
+        return read(raw, budget)
+    except ParseError as exc:
+        raise ParseError(f"{_named(raw, name)}: {exc}") from None
+
+
+def _named(raw: RawSpan, name: str) -> str:
+    """Where ``raw`` is, as an error names it: its source, its place, its name."""
+    return f"{name} {place(raw)} (span {raw.name!r})"
+
+
+# -- the source -----------------------------------------------------------------------------
+
+
+def _source(given: object) -> tuple[str, Callable[[dict[str, Any] | None], Iterator[RawSpan]]]:
+    """What the spans are called in an error, and what reads them (a file of JSON lines:
+    only the lines that may hold the run a selection selects, where it is given)."""
+    if isinstance(given, (str, os.PathLike)):
+        name = f"trace file {os.fspath(given)!r}"
+        data = read_regular(given, "trace file", ParseError)
+        path = os.fspath(given)
+        return name, lambda wanted: _file_spans(data, path, name, wanted)
+    finished = getattr(given, "get_finished_spans", None)
+    if callable(finished):  # an InMemorySpanExporter
+        given = finished()
+    if isinstance(given, (bytes, bytearray, Mapping)) or not isinstance(given, Iterable):
+        raise ConfigError(
+            f"read_trace takes a trace file's path or OpenTelemetry SDK spans (an "
+            f"InMemorySpanExporter, or its get_finished_spans()), not {shown(given)}"
+        )
+    spans = given  # (read once, or again where a file's narrowed reading missed: not here)
+    return "spans in memory", lambda wanted: memory_spans(spans)
+
+
+def _file_spans(
+    data: bytes, path: str, name: str, wanted: dict[str, Any] | None
+) -> Iterator[RawSpan]:
+    body = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not body:
+        raise ParseError(f"{name} is empty: it holds no spans")
+    for magic, kind in _COMPRESSED.items():
+        if body.startswith(magic):
+            raise ParseError(f"{name} is compressed ({kind}): decompress it first")
+    if body[:1] not in (b"{", b"["):  # (JSON; protobuf opens with 0x0a, or a length)
+        for number, request in proto_requests(data, name):
+            yield from proto_spans(request, number)
+        return
+    text = utf8_decoded(data, "trace file", ParseError, path)
+    needles = _needles(wanted) if wanted else []
+    if not needles:
+        for line, request in json_requests(text, name):
+            yield from json_spans(request, line, name)
+        return
+    assert wanted is not None
+    yield from _narrowed(text, name, wanted, needles)
+
+
+def _narrowed(
+    text: str, name: str, wanted: dict[str, Any], needles: list[str]
+) -> Iterator[RawSpan]:
+    """The spans of a file of JSON lines that may belong to the run selected: first the
+    lines that hold a needle (the trace id, the attribute's value or the root's name, as
+    JSON writes it), then the other lines that hold the id of a trace one of their spans
+    is of (every span names its trace). A line left is never read (a line cut off is, as
+    ``json_requests`` keeps it); where the needles miss the run (a value written with
+    escapes), ``read_trace`` reads the whole file again."""
+    first: set[int] = set()
+    found: list[RawSpan] = []
+    for line, request in json_requests(text, name, lambda n, t: any(x in t for x in needles)):
+        first.add(line)
+        found += json_spans(request, line, name)
+    yield from found
+    if 0 in first:  # (the whole file is one request)
+        return
+    ids = {raw.trace_id for raw in found if _witness(raw, wanted, name)}
+    forms = [f for t in ids for f in (t, base64.b64encode(bytes.fromhex(t)).decode())]
+    if not forms:
+        return
+    keep = lambda n, t: n not in first and any(f in t for f in forms)  # noqa: E731
+    for line, request in json_requests(text, name, keep):
+        if line not in first:
+            yield from json_spans(request, line, name)
+
+
+_PLAIN = re.compile(r"[\w .:/@#+,;!?()~$%*^|-]+", re.ASCII)  # what no JSON writer escapes
+
+
+def _needles(wanted: dict[str, Any] | None) -> list[str]:
+    """What a line that holds a span of the run selected holds, as text (one criterion's:
+    the trace id's, else the first attribute's plain value, else the root's name); none
+    where no criterion has a needle."""
+    if not wanted:
+        return []
+    if "trace_id" in wanted:
+        tid = wanted["trace_id"]
+        return [tid, base64.b64encode(bytes.fromhex(tid)).decode()]
+    for value in wanted.get("attribute", {}).values():
+        text = value if isinstance(value, str) else None
+        if type(value) is int:
+            text = str(value)
+        if text is not None and _PLAIN.fullmatch(text):
+            return [f'"{text}"']
+    root = wanted.get("root")
+    return [f'"{root}"'] if root and _PLAIN.fullmatch(root) else []
+
+
+def _witness(raw: RawSpan, wanted: dict[str, Any], name: str) -> bool:
+    """Whether ``raw`` meets the criterion :func:`_needles` took its needle from."""
+    if "trace_id" in wanted:
+        return bool(raw.trace_id == wanted["trace_id"])
+    for key, value in wanted.get("attribute", {}).items():
+        if isinstance(value, str) or type(value) is int:
+            return _same(_attribute(raw, key, name), value)
+    return raw.name == wanted.get("root")
+
+
+def _runs(raws: Iterator[RawSpan], name: str) -> dict[str, list[RawSpan]]:
+    """The spans of each trace, in the source's order; a span given twice read once."""
+    runs: dict[str, dict[str, RawSpan]] = {}
+    for count, raw in enumerate(raws, 1):
+        if count > MAX_SPANS:
+            raise ParseError(
+                f"{name} holds more than {MAX_SPANS:,} spans (passed at {place(raw)}): "
+                f"give the run's own spans"
+            )
+        run = runs.get(raw.trace_id)
+        if run is None:
+            runs[raw.trace_id] = {raw.span_id: raw}
+        elif raw.span_id not in run:
+            run[raw.span_id] = raw
+    if not runs:
+        raise ParseError(f"{name} holds no spans")
+    return {trace_id: list(run.values()) for trace_id, run in runs.items()}
+
+
+# -- selecting the run ----------------------------------------------------------------------
+
+
+def _selection(trace_id: object, root: object, attribute: object) -> dict[str, Any]:
+    """The selection, checked: ConfigError where a part of it is of no kind it takes."""
+    wanted: dict[str, Any] = {}
+    if trace_id is not None:
+        if type(trace_id) is int and trace_id >= 0:
+            trace_id = f"{trace_id:032x}"
+        if not (isinstance(trace_id, str) and len(trace_id) == 32 and _hex(trace_id)):
+            raise ConfigError(f"trace_id must be 32 hex digits (or an int), not {shown(trace_id)}")
+        wanted["trace_id"] = trace_id.lower()
+    if root is not None:
+        if not isinstance(root, str):
+            raise ConfigError(f"root must be a span's name (text), not {shown(root)}")
+        wanted["root"] = root
+    if attribute is not None:
+        if isinstance(attribute, str) and "=" in attribute:
+            key, _, value = attribute.partition("=")
+            attribute = {key.strip(): value.strip()}
+        if not (isinstance(attribute, Mapping) and attribute and all(attribute)):
+            raise ConfigError(
+                f"attribute must be 'KEY=VALUE' or a mapping of attributes to their values, "
+                f"not {shown(attribute)}"
+            )
+        wanted["attribute"] = dict(attribute)
+    return wanted
+
+
+def _hex(text: str) -> bool:
+    try:
+        int(text, 16)
+    except ValueError:
+        return False
+    return True
+
+
+def _select(
+    runs: dict[str, list[RawSpan]], wanted: dict[str, Any], name: str
+) -> tuple[str, list[RawSpan]]:
+    """The one run the selection matches (with its trace id)."""
+    if not wanted:
+        if len(runs) == 1:
+            return next(iter(runs.items()))
+        raise ConfigError(
+            f"{name} holds {len(runs)} traces: select one by trace_id, root or attribute "
+            f"({_listing(runs)})"
+        )
+    said = ", ".join(f"{k}={v!r}" for k, v in wanted.items())
+    found = {k: v for k, v in runs.items() if _matches(k, v, wanted, name)}
+    if not found:
+        raise ParseError(f"{name}: no trace matches {said}; it holds {_listing(runs)}")
+    if len(found) > 1:
+        raise ConfigError(
+            f"{name}: {len(found)} traces match {said}: {_listing(found)}; select one by "
+            f"trace_id, or by root or an attribute that only it has"
+        )
+    return next(iter(found.items()))
+
+
+def _matches(trace_id: str, run: list[RawSpan], wanted: dict[str, Any], name: str) -> bool:
+    if wanted.get("trace_id", trace_id) != trace_id:
+        return False
+    if "root" in wanted and wanted["root"] not in _roots(run):
+        return False
+    for key, value in wanted.get("attribute", {}).items():
+        if not any(_same(_attribute(raw, key, name), value) for raw in run):
+            return False
+    return True
+
+
+def _roots(run: list[RawSpan]) -> list[str]:
+    """The names of the spans of ``run`` with no parent in it."""
+    ids = {raw.span_id for raw in run}
+    return [raw.name for raw in run if raw.parent_id is None or raw.parent_id not in ids]
+
+
+def _listing(runs: dict[str, list[RawSpan]]) -> str:
+    shown_runs = [
+        f"{trace_id} (root {', '.join(map(repr, _roots(run)[:2])) or 'none'}, {len(run)} spans)"
+        for trace_id, run in list(runs.items())[:_SHOWN_RUNS]
+    ]
+    more = len(runs) - len(shown_runs)
+    return "; ".join(shown_runs) + (f"; and {more} more" if more > 0 else "")
+
+
+_NONE = object()
+
+
+def _attribute(raw: RawSpan, key: str, name: str) -> object:
+    """The value of the attribute ``key`` of ``raw`` (its resource's where the span has
+    none), read alone; ``_NONE`` where neither holds it."""
+    if raw.form == "sdk":
+        for attributes in (getattr(raw.data, "attributes", None), raw.resource):
+            if isinstance(attributes, Mapping) and key in attributes:
+                value = attributes[key]
+                return list(value) if isinstance(value, tuple) else value
+        return _NONE
+    listed = raw.data.get("attributes") if raw.form == "json" else raw.data.attributes
+    for pairs in (listed, raw.resource):
+        for pair in pairs or ():
+            try:
+                if raw.form == "json" and type(pair) is dict and pair.get("key") == key:
+                    return json_value(pair.get("value", {}), Budget())
+                if raw.form == "proto" and pair.key == key:
+                    return proto_value(pair.value, Budget())
+            except ParseError as exc:
+                raise ParseError(f"{_named(raw, name)}: {in_attribute(key, exc)}") from None
+    return _NONE
+
+
+def _same(value: object, wanted: object) -> bool:
+    """Whether an attribute's value is the one wanted (text matches a number or boolean
+    written so: ``"42"``, ``"true"``)."""
+    if value is _NONE:
+        return False
+    if value == wanted and type(value) is type(wanted):
+        return True
+    if isinstance(wanted, str) and isinstance(value, bool):
+        return wanted == ("true" if value else "false")
+    return isinstance(wanted, str) and isinstance(value, (int, float)) and str(value) == wanted
+
+
+# -- the tree -------------------------------------------------------------------------------
+
+
+def _depths(spans: list[Span], name: str, where: Callable[[Span], str]) -> dict[str, int]:
+    """Each span's level in its tree (a root's 0), walked without recursion; parent ids
+    that form a cycle are a ParseError naming the spans in it."""
+    parents = {span.span_id: span.parent_id for span in spans}
+    by_id = {span.span_id: span for span in spans}
+    depth: dict[str, int] = {}
+    for span in spans:
+        path: list[str] = []
+        on_path: set[str] = set()
+        at: str | None = span.span_id
+        while at is not None and at not in depth:
+            if at in on_path:
+                cycle = path[path.index(at) :]
+                shown_ids = " -> ".join(cycle[:4] + [at]) + (" ..." if len(cycle) > 4 else "")
+                raise ParseError(
+                    f"{name}: the parent ids of {len(cycle)} spans form a cycle ({shown_ids}, "
+                    f"the first: {where(by_id[cycle[0]])}): no span of it has a root"
+                )
+            path.append(at)
+            on_path.add(at)
+            parent = parents.get(at)
+            at = parent if parent in parents else None
+        base = -1 if at is None else depth[at]
+        for offset, span_id in enumerate(reversed(path), 1):
+            depth[span_id] = base + offset
+    return depth
