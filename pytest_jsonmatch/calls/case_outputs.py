@@ -13,7 +13,6 @@ from pathlib import Path
 from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError
 from ..engine.reading.agent_messages import AgentKind
-from ..engine.reading.user_files import read_regular_text
 from . import recordings
 from .file_reads import data_files
 from .fingerprints import Fingerprint, RecordSettings
@@ -107,9 +106,7 @@ class Outputs:
         try:
             if case.source == "actual_file":
                 assert case.actual_file is not None
-                return Produced(
-                    output=read_regular_text(case.actual_file, "actual_file", CaseFileError)
-                )
+                return Produced(output=case.scorer.read_actual(case.actual_file))
             return self._from_target(case, key, repeat, runs, target)
         except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
             return Produced(error=exc, source=source)

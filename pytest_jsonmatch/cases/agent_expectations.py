@@ -10,11 +10,13 @@ case key by key, each level checked by its metric (:func:`call_options_of`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError
 from ..engine.core.slotted import Slotted
 from ..engine.reading.agent_messages import AgentKind
+from ..engine.reading.user_files import read_regular_text
 from .python_names import with_named_tools
 
 if TYPE_CHECKING:
@@ -83,6 +85,9 @@ class CaseScorer(Protocol):
         """What changed in the case's input since its output ``recorded`` was made, in
         words (the input ``given`` now differs from the one recorded)."""
 
+    def read_actual(self, path: Path) -> object:
+        """The output the case's ``actual_file`` holds: its text, or the run a trace holds."""
+
 
 class PlainScorer(Slotted):
     """A plain comparison's scorer: the output against ``expected``, ``match_json``."""
@@ -111,6 +116,9 @@ class PlainScorer(Slotted):
     def input_change(self, recorded: object, given: object) -> str:
         return INPUT_CHANGED
 
+    def read_actual(self, path: Path) -> object:
+        return read_regular_text(path, "actual_file", CaseFileError)
+
 
 PLAIN = PlainScorer()
 
@@ -122,7 +130,16 @@ class AgentExpectations(Slotted):
     rewrites it); its options are the comparison's own. (Slotted, not a dataclass: every
     golden session imports it.)"""
 
-    __slots__ = ("calls", "call_options", "run", "run_options", "state", "refused", "_built")
+    __slots__ = (
+        "calls",
+        "call_options",
+        "run",
+        "run_options",
+        "state",
+        "refused",
+        "trace",
+        "_built",
+    )
     # (its fields: ``_built`` is the scorer it built last, never given nor compared)
     _fields = __slots__[:-1]
 
@@ -137,6 +154,9 @@ class AgentExpectations(Slotted):
         refused: str = "",
     ) -> None:
         self.calls, self.run, self.state, self.refused = calls, run, state, refused
+        # which run of a trace file its actual_file is (read_trace's selection; None: the
+        # file holds the run itself, as JSON)
+        self.trace: Mapping[str, object] | None = None
         self.call_options: Mapping[str, object] = {} if call_options is None else call_options
         self.run_options: Mapping[str, object] = {} if run_options is None else run_options
         # the scorer last built, with what it was built for: (metric, expected, options)
@@ -156,6 +176,8 @@ class AgentExpectations(Slotted):
         parts alone are held to :func:`refusal`."""
         given = [key for key in AGENT_KEYS if key in data]
         if not given:
+            if "trace" in data:
+                trace_selection(data, error, False)  # (refused: a trace gives a run)
             return None
         for key in given:
             kinds, what = _KINDS[key]
@@ -165,7 +187,10 @@ class AgentExpectations(Slotted):
         if why is not None:
             raise error(*why)
         calls, run, state = (data.get(key) for key in AGENT_KEYS)
-        return cls(calls, options[0], run, options[1], state)
+        made = cls(calls, options[0], run, options[1], state)
+        if "trace" in data:
+            made.trace = trace_selection(data, error, made.is_run)
+        return made
 
     @property
     def is_run(self) -> bool:
@@ -234,6 +259,15 @@ class AgentExpectations(Slotted):
     def input_change(self, recorded: object, given: object) -> str:
         return INPUT_CHANGED
 
+    def read_actual(self, path: Path) -> object:
+        """The case's ``actual_file``: the run a trace holds (``trace:`` names which: its
+        JSON form, as a recording holds a run), else its text."""
+        if self.trace is None:
+            return read_regular_text(path, "actual_file", CaseFileError)
+        from ..engine.reading.trace_spans import read_trace
+
+        return read_trace(path, **self.trace).run_json()
+
     def answer_of(self, output: object) -> object:
         """What the case's expected is written from (an update): the answer of the agent's
         reply, or of its run (its last assistant message's)."""
@@ -243,6 +277,38 @@ class AgentExpectations(Slotted):
             return answer_of(output)
         answer = read_run(output).answer
         return {} if answer is None else answer
+
+
+TRACE_KEYS = ("trace_id", "root", "attribute")  # (how a case names its run in a trace)
+
+
+def trace_selection(
+    data: Mapping[str, object], error: Callable[[str, str], CaseFileError], run: bool
+) -> dict[str, object]:
+    """A case's ``trace:``: which run of the trace in its ``actual_file`` it scores, by one
+    of ``trace_id``, ``root`` (a root span's name) and ``attribute`` (``key=value``, or a
+    mapping of them); each mistake ``error("trace", message)``."""
+    given = data["trace"]
+    if "actual_file" not in data:
+        raise error("trace", "trace names a run of a trace file: give the file as actual_file")
+    if not run:
+        raise error(
+            "trace",
+            "a trace gives an agent's run: give expected_run or expected_state (and expected, "
+            "its answer)",
+        )
+    if not isinstance(given, Mapping) or len(given) != 1 or next(iter(given)) not in TRACE_KEYS:
+        raise error(
+            "trace",
+            "trace must name its run by one of trace_id, root (a root span's name) or "
+            "attribute (key=value)",
+        )
+    ((key, value),) = given.items()
+    if not (isinstance(value, str) and value) and not (
+        key == "attribute" and isinstance(value, Mapping)
+    ):
+        raise error("trace", f"trace's {key} must be text, not {value!r:.60}")
+    return {str(key): value}
 
 
 def scorer_of(

@@ -39,7 +39,7 @@ SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_opti
 CASE_KEYS = frozenset(
     {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
     | {"options", "marks", "repeat", "judge_labels"}
-).union(ALL_AGENT_KEYS, {"conversation", "tau2"})
+).union(ALL_AGENT_KEYS, {"conversation", "tau2", "trace"})
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
 Source = Literal["actual", "actual_file", "input"]

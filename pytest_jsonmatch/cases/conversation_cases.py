@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError, shown
@@ -93,7 +94,7 @@ class ConversationExpectations(Slotted):
                     "tau2", "tau2 scores a conversation as tau2-bench does: give conversation"
                 )
             return None
-        for key in ("expected", "expected_calls", "expected_run", "actual", "actual_file"):
+        for key in ("expected", "expected_calls", "expected_run", "actual", "actual_file", "trace"):
             if key in data:
                 raise error(
                     key,
@@ -278,6 +279,10 @@ class ConversationExpectations(Slotted):
         )
         self._built = (metric, dict(options), scorer)
         return scorer
+
+    def read_actual(self, path: Path) -> object:
+        """(A conversation is made by its target: it has no actual_file.)"""
+        raise CaseFileError("a conversation is made by its target, turn by turn: no actual_file")
 
     def answer_of(self, output: object) -> object:
         """(An update rewrites no conversation: its turns say what each must show.)"""
