@@ -89,7 +89,26 @@ class CaseScorer(Protocol):
         """The output the case's ``actual_file`` holds: its text, or the run a trace holds."""
 
 
-class PlainScorer(Slotted):
+class OneCall:
+    """What the cases made by one call of their target share (a plain case, a reply, a
+    run): the output made by one call, a changed input named as the case's, an
+    ``actual_file`` read as text."""
+
+    __slots__ = ()
+
+    def made(
+        self, target: Callable[[object], object], given: object, awaited: Callable[[object], object]
+    ) -> object:
+        return awaited(target(given))
+
+    def input_change(self, recorded: object, given: object) -> str:
+        return INPUT_CHANGED
+
+    def read_actual(self, path: Path) -> object:
+        return read_regular_text(path, "actual_file", CaseFileError)
+
+
+class PlainScorer(OneCall, Slotted):
     """A plain comparison's scorer: the output against ``expected``, ``match_json``."""
 
     __slots__ = ()
@@ -108,22 +127,11 @@ class PlainScorer(Slotted):
     def answer_of(self, output: object) -> object:
         return output
 
-    def made(
-        self, target: Callable[[object], object], given: object, awaited: Callable[[object], object]
-    ) -> object:
-        return awaited(target(given))
-
-    def input_change(self, recorded: object, given: object) -> str:
-        return INPUT_CHANGED
-
-    def read_actual(self, path: Path) -> object:
-        return read_regular_text(path, "actual_file", CaseFileError)
-
 
 PLAIN = PlainScorer()
 
 
-class AgentExpectations(Slotted):
+class AgentExpectations(OneCall, Slotted):
     """What makes a comparison an agent's: the expected calls of one reply and the calls'
     options, or the expected trajectory of a whole run, its options and the expected end
     state. The answer is the case's ``expected`` (every case has one, and an update
@@ -250,20 +258,11 @@ class AgentExpectations(Slotted):
         self._built = (metric, expected, dict(options), scorer)
         return scorer
 
-    def made(
-        self, target: Callable[[object], object], given: object, awaited: Callable[[object], object]
-    ) -> object:
-        """The reply or the run ``target`` makes from the case's input: one call."""
-        return awaited(target(given))
-
-    def input_change(self, recorded: object, given: object) -> str:
-        return INPUT_CHANGED
-
     def read_actual(self, path: Path) -> object:
         """The case's ``actual_file``: the run a trace holds (``trace:`` names which: its
         JSON form, as a recording holds a run), else its text."""
         if self.trace is None:
-            return read_regular_text(path, "actual_file", CaseFileError)
+            return super().read_actual(path)
         from ..engine.reading.trace_spans import read_trace
 
         return read_trace(path, **self.trace).run_json()
