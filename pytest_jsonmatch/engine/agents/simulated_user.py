@@ -7,7 +7,9 @@ What the simulated user says is checked against its instructions before the agen
 by rules: it must not reveal what they withhold (``withhold``: each text, found in its
 message whatever its case), must not end the conversation before ``min_turns`` user
 messages, and must say something (an empty message, or one cut off by the token limit, is
-no user turn). A message that breaks one is a :class:`SimulatorFault`: the conversation is
+no user turn); and, where ``check_facts`` asks, by a judge: the same model asked whether the
+message states a fact its persona, goal and instructions do not give (one more request a
+turn). A message that breaks one is a :class:`SimulatorFault`: the conversation is
 the simulator's failure, never scored as the agent's (the case is an error naming the rule
 and the turn).
 """
@@ -41,6 +43,7 @@ KEYS: Final = frozenset(
         "key_env",
         "max_tokens",
         "timeout",
+        "check_facts",
     }
 )
 _TEXTS: Final = ("persona", "goal", "instructions", "stop")
@@ -121,6 +124,10 @@ class SimulatedUser:
                     f"simulated: {key} must name an environment variable (letters, digits, "
                     f"_), never hold its value"
                 )
+        check = settings.get("check_facts", False)
+        if not isinstance(check, bool):
+            raise ConfigError("simulated: check_facts must be true or false")
+        self.check_facts = check
         self.transport = transport
 
     def __call__(self, messages: Sequence[JsonValue]) -> str | None:
@@ -149,7 +156,46 @@ class SimulatedUser:
                     f"the simulated user revealed {secret!r} at turn {turn}, which its "
                     f"instructions withhold (withhold)"
                 )
+        if self.check_facts:
+            self._check_facts(said, turn)
         return said
+
+    def _check_facts(self, said: str, turn: int) -> None:
+        """Where ``check_facts`` asks: the same model, asked as a judge whether the user's
+        message states a fact its persona, goal and instructions do not give; a verdict of
+        yes is a SimulatorFault naming the fact, one that cannot be read is one too (the
+        conversation cannot be trusted as the agent's)."""
+        reply = self._send(self.facts_prompt(said))
+        verdict = _verdict(reply.content)
+        if verdict is None:
+            raise SimulatorFault(
+                f"the check of the simulated user's message at turn {turn} gave no verdict "
+                f'(want JSON {{"invented": true|false, "fact": "..."}}): '
+                f"{reply.content.strip()[:120]!r}"
+            )
+        invented, fact = verdict
+        if invented:
+            raise SimulatorFault(
+                f"the simulated user stated a fact its instructions do not give at turn "
+                f"{turn} (check_facts): {fact[:200]!r}"
+            )
+
+    def facts_prompt(self, said: str) -> str:
+        """What the judge of invented facts is asked about the user's message ``said``."""
+        return "\n".join(
+            [
+                "A language model played a user talking to an assistant. It was given:",
+                f"Who it is: {self.persona}" if self.persona else "Who it is: (not given)",
+                f"What it wants: {self.goal}",
+                f"Its instructions: {self.instructions}" if self.instructions else "",
+                "",
+                f"Its message: {said}",
+                "",
+                "Does the message state a fact about the user (a name, a number, an order, a "
+                "date, a detail of their situation) that the above does not give? Answer "
+                'with JSON only: {"invented": true or false, "fact": "the fact, or empty"}',
+            ]
+        )
 
     def prompt(self, messages: Sequence[JsonValue]) -> str:
         """What the model playing the user is asked: who it is, what it wants, its rules,
@@ -206,6 +252,23 @@ def _setting(settings: Mapping[str, object], key: str) -> str:
             f"user's {key}, or replay the conversation (--jsonmatch-record=none)"
         )
     return value
+
+
+def _verdict(text: str) -> tuple[bool, str] | None:
+    """A check's verdict read from its reply (the first JSON object in it): whether a fact
+    was invented, and which; None where no verdict can be read."""
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = json.JSONDecoder().raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, Mapping) and isinstance(value.get("invented"), bool):
+            fact = value.get("fact")
+            return value["invented"], fact if isinstance(fact, str) else ""
+        return None
+    return None
 
 
 def _text(content: object) -> str:

@@ -154,3 +154,43 @@ def test_settings_that_cannot_play_a_user_are_refused(
     with pytest.raises(ConfigError) as raised:
         SimulatedUser(settings)
     assert said in str(raised.value)
+
+
+def _judged(verdict: str) -> ChatModel:
+    """A model that plays the user (it says its order is 999) and, asked as the judge of
+    invented facts, answers ``verdict``."""
+
+    def say(body: dict) -> tuple[dict, str]:
+        asked = body["messages"][0]["content"]
+        text = verdict if "Does the message state a fact" in asked else "It is order 999"
+        return {"role": "assistant", "content": text}, "stop"
+
+    return ChatModel(say)
+
+
+def test_a_fact_its_instructions_do_not_give_is_the_simulators_fault_where_asked() -> None:
+    server = _judged('Yes. {"invented": true, "fact": "order 999"}')
+    with serving(server), pytest.raises(SimulatorFault) as raised:
+        SimulatedUser(_settings(server.url, check_facts=True))(CONVERSATION)
+    assert str(raised.value) == (
+        "simulator: the simulated user stated a fact its instructions do not give at turn 1 "
+        "(check_facts): 'order 999'"
+    )
+    judged = server.asked[1]["messages"][0]["content"]  # (the user's turn, then its check)
+    assert "Its message: It is order 999" in judged and "Get order 1234 refunded" in judged
+
+
+def test_a_fact_check_that_passes_or_gives_no_verdict() -> None:
+    server = _judged('{"invented": false, "fact": ""}')
+    with serving(server):
+        assert (
+            SimulatedUser(_settings(server.url, check_facts=True))(CONVERSATION)
+            == "It is order 999"
+        )
+        assert SimulatedUser(_settings(server.url))(CONVERSATION) == "It is order 999"
+    assert len(server.asked) == 3  # two turns, one of them checked
+    unread = _judged("I think it is fine")
+    with serving(unread), pytest.raises(SimulatorFault, match="gave no verdict"):
+        SimulatedUser(_settings(unread.url, check_facts=True))(CONVERSATION)
+    with pytest.raises(ConfigError, match="check_facts must be true or false"):
+        SimulatedUser(_settings("http://127.0.0.1:9/v1", check_facts="yes"))
