@@ -8,6 +8,10 @@ named targets, ``base`` the reference) holds the model comparison.
 
 Each kind has a case that passes and one that fails in part (a score strictly between 0 and
 1), so that every figure compared is one a wrong merge, replay or rendering would change.
+
+The trace kind's cases read their runs from one trace file beside them, which ``build``
+writes from spans the real ``opentelemetry-sdk`` records (``trace_file``: the test extra
+installs it), the same bytes every build.
 """
 
 from __future__ import annotations
@@ -359,11 +363,91 @@ CASE_FILES = {
                 expected: {refund: done, order: "1234"}
             expected_state: {refunds: [{order: "1234"}]}
     """,
+    # each case a run of one shared trace file (trace_file below): the Collector's JSON of
+    # three runs the real SDK recorded, chosen by an attribute (as key=value, as a mapping)
+    # or by a trace id
+    "trace": """
+        threshold: 1.0
+        run_options: {mode: superset}
+        cases:
+          - id: oslo
+            actual_file: traces/weather.jsonl
+            trace: {attribute: session.id=s1}
+            expected: {city: Oslo, temp: 3}
+            expected_run: [{name: get_weather, arguments: {city: Oslo}}]
+          # the temperature misread: the answer (2 rows) 1 of 2; the step (2 rows: its name,
+          # its city) right: (2 * 1/2 + 2 * 1) / 4 = 3/4
+          - id: rome
+            actual_file: traces/weather.jsonl
+            trace: {trace_id: 5b8efff798038103d269b633813fc60c}
+            expected: {city: Rome, temp: 5}
+            expected_run: [{name: get_weather, arguments: {city: Rome}}]
+          # its tool failed (the span's status ERROR, its exception recorded): the step was
+          # still asked for as expected, and the answer is right
+          - id: bergen
+            actual_file: traces/weather.jsonl
+            trace: {attribute: {session.id: s3}}
+            expected: {city: Bergen, temp: 3}
+            expected_run: [{name: get_weather, arguments: {city: Bergen}}]
+    """,
 }
 
 # Which session configuration holds each folder's cases.
 SUITE_OF = {kind: "versus" if kind == "targets" else "main" for kind in CASE_FILES}
 SUITES = {"main": MAIN_INI, "versus": VERSUS_INI}
+
+
+# The trace kind's runs, each recorded through the real SDK (otel_traces.genai_run) as its
+# session, city, trace id and its tool's failure say; the span ids and the clock are counted,
+# so that every build writes the same bytes (and every path's copy of the suite holds them).
+TRACES = (
+    ("s1", "Oslo", "4bf92f3577b34da6a3ce929d0e0e4736", False),
+    ("s2", "Rome", "5b8efff798038103d269b633813fc60c", False),
+    ("s3", "Bergen", "6c9aaaa1a2b3c4d5e6f708192a3b4c5d", True),  # its tool fails
+)
+
+
+def trace_file() -> str:
+    """The trace kind's file: the runs of TRACES as the Collector's file exporter writes
+    them (a line per export, a run each), from spans the real ``opentelemetry-sdk`` recorded
+    with ids and times counted rather than drawn."""
+    import itertools
+    from unittest import mock
+
+    import opentelemetry.sdk.trace as sdk_trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.trace.id_generator import IdGenerator
+
+    from tests.helpers.otel_traces import collector_json_lines, genai_run
+
+    class Counted(IdGenerator):
+        def __init__(self) -> None:
+            self.traces = iter(int(t[2], 16) for t in TRACES)
+            self.spans = itertools.count(0x1001)
+
+        def generate_trace_id(self) -> int:
+            return next(self.traces)
+
+        def generate_span_id(self) -> int:
+            return next(self.spans)
+
+    clock = itertools.count(1_780_000_000_000_000_000, 1_000_000)  # a millisecond a tick
+    exporter = InMemorySpanExporter()
+    provider = sdk_trace.TracerProvider(
+        resource=Resource({"service.name": "agent"}), id_generator=Counted()
+    )
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    batches = []
+    with mock.patch.object(sdk_trace, "time_ns", lambda: next(clock)):
+        for session, city, _, fail in TRACES:
+            tracer = provider.get_tracer("tests.matrix_suite")
+            genai_run(tracer, session=session, city=city, fail=fail)
+            batches.append(exporter.get_finished_spans())
+            exporter.clear()
+    provider.shutdown()
+    return collector_json_lines(*batches)
 
 
 def build(root: Path, suite: str, judge_url: str) -> Path:
@@ -378,4 +462,7 @@ def build(root: Path, suite: str, judge_url: str) -> Path:
             path = folder / "golden" / kind / "cases.yaml"
             path.parent.mkdir(parents=True)
             path.write_text(textwrap.dedent(text).lstrip())
+    if SUITE_OF["trace"] == suite:
+        (folder / "golden" / "trace" / "traces").mkdir()
+        (folder / "golden" / "trace" / "traces" / "weather.jsonl").write_text(trace_file())
     return folder

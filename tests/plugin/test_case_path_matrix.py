@@ -30,7 +30,14 @@ from tests.helpers import matrix_checks as checks
 from tests.helpers import matrix_runs as runs
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
-from tests.helpers.matrix_suite import CASE_FILES, SAME_MEANING, SUITE_OF, SUITES, build
+from tests.helpers.matrix_suite import (
+    CASE_FILES,
+    SAME_MEANING,
+    SUITE_OF,
+    SUITES,
+    build,
+    trace_file,
+)
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
@@ -78,6 +85,10 @@ KINDS = {
     # step (2 rows: its name matches, its order not) and answer (2 rows, 1 matches); the
     # state (1 row, wrong): 3 of 6 rows, 1/2, before and after
     "conversation": Kind("a scripted conversation: its turns and its end state"),
+    # rome: its answer rewritten from the run its trace holds ({city: Rome, temp: 3}); its
+    # step was right already: 1.0 after. oslo and bergen (its tool failed, its step and
+    # answer as expected) were right: left as they are
+    "trace": Kind("a run read from a trace file (`actual_file` with `trace:`)", {"rome": 1.0}),
 }
 
 
@@ -192,6 +203,10 @@ def test_the_tables_are_complete(tmp_path) -> None:
         folder = build(tmp_path, suite, "http://127.0.0.1:9/v1")
         held = sorted(p.parent.name for p in (folder / "golden").glob("*/cases.yaml"))
         assert held == sorted(k for k in KINDS if SUITE_OF[k] == suite)
+    # the trace kind's file: the same bytes every build (ids and clock counted)
+    assert (tmp_path / SUITE_OF["trace"] / "golden/trace/traces/weather.jsonl").read_text() == (
+        trace_file()
+    )
     for name, path in PATHS.items():
         assert callable(path.runner) and callable(path.check), name
         assert getattr(path.runner, "after", "one_process") in PATHS, name  # what it waits for
