@@ -25,6 +25,12 @@ calls it makes (a name and arguments each) and, for the assistant, its answer. T
   ``{name: {arg: value}}`` a call, ``{result: ...}`` (``tool_result``) a result, ``{answer:
   ...}`` (``final_answer``) the answer; ``{calls: [...]}`` holding calls.
 
+Each tool result is read with its status (:class:`Answer`: ``error`` where the tool failed, in
+its vendor's words: the table's ``failed`` and ``error_keys``, or ``run_tools``' text
+``error: ...``; else ``ok``), and each call takes the status of the result that answers it
+(by id, else by name, else in order: :func:`_linked`), so that a step's success is read once.
+A plain call's ``status`` (``ok``, ``error``) is the status an expected step must end in.
+
 Content blocks, parts and calls given bare (a message's content without its envelope) are
 pieces of one assistant turn. A message's content is never read as a call unless a vendor
 marks it as one. Anything else is a ParseError naming where it is and what it is.
@@ -32,6 +38,7 @@ marks it as one. Anything else is a ParseError naming where it is and what it is
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, NamedTuple
 
@@ -59,6 +66,8 @@ class Vocabulary(NamedTuple):
     texts: tuple[str, ...] = ()  # the ``type`` of blocks or items whose text is the answer
     pieces: tuple[str, ...] = ()  # other ``type``s of a piece of an assistant's turn
     ids: tuple[tuple[str | None, str], ...] = ()  # (an object's type, None: any; its id key)
+    failed: tuple[tuple[str, JsonValue], ...] = ()  # (key, value) a result holds when it failed
+    error_keys: tuple[str, ...] = ()  # the keys of a result part's response holding its error
 
 
 # Every vendor's vocabulary, in one table: a new vendor's shape is one entry here (and a test
@@ -89,6 +98,7 @@ VOCABULARIES = (
         texts=("text",),
         pieces=("thinking", "redacted_thinking"),
         ids=(("tool_use", "id"), ("tool_result", "tool_use_id")),
+        failed=(("is_error", True),),
     ),
     Vocabulary(
         "Gemini",
@@ -96,6 +106,7 @@ VOCABULARIES = (
         call_keys=("functionCall",),
         arguments=("args",),
         result_keys=("functionResponse", "function_response"),
+        error_keys=("error",),
     ),
     Vocabulary(
         "LangChain",
@@ -110,6 +121,7 @@ VOCABULARIES = (
         calls=("tool_call",),
         arguments=("args",),
         ids=(("tool_call", "id"),),
+        failed=(("status", "error"),),  # (a ToolMessage's; a trace's tool message says it so)
     ),
 )
 
@@ -135,6 +147,15 @@ _PIECES = frozenset(_all("calls") + _all("texts") + _all("pieces"))
 # items and parts that are a tool's result
 _RESULTS = frozenset(_all("results"))
 _RESULT_PARTS = _all("result_keys")
+# what a tool's result holds where the tool failed: a key and its value (``is_error: true``),
+# a key of a result part's response (Gemini's ``error``)
+_FAILED = tuple(dict.fromkeys(pair for v in VOCABULARIES for pair in v.failed))
+_ERROR_KEYS = _all("error_keys")
+# the text a tool's result starts with where the tool failed, as ``run_tools`` writes it
+# (calls/agent_loop.py) in every API's form
+ERROR_TEXT = "error: "
+OK, ERROR = "ok", "error"
+STATUSES = (OK, ERROR)  # a step's status: its tool's result given, or the tool failed
 # what a one-key object is read as, its value an object, other than BFCL's {name: {args}}
 CALL_FORM_KEYS = frozenset(
     {"name", "type", "function", "functionCall", "function_call", *_RESULT_KEYS, *_ANSWER_KEYS}
@@ -145,12 +166,29 @@ _OWN, _PIECE, _TURN = 0, 1, 2
 
 
 class ToolCall(NamedTuple):
-    """One call: the function's name, its arguments, and where in the input it was
-    (``choices[0].message.tool_calls[1].function``)."""
+    """One call: the function's name, its arguments, where in the input it was
+    (``choices[0].message.tool_calls[1].function``), its ``id`` (as its vendor names it;
+    None: none given), its ``status``, what the tool's result that answers it says (``ok``,
+    ``error``; None: no result answers it), and ``required``, the status a plain call says
+    its step must end in (an expected step's ``status``; None: it says none)."""
 
     name: str
     arguments: JsonObject
     where: str
+    id: str | None = None
+    status: str | None = None
+    required: str | None = None
+
+
+class Answer(NamedTuple):
+    """One tool result a message carries: the id of the call it answers and the function's
+    name (None: not given), and its ``status``: ``error`` where the tool failed (as its
+    vendor says it: :data:`VOCABULARIES`' ``failed`` and ``error_keys``, or a text that
+    starts with :data:`ERROR_TEXT`), else ``ok``."""
+
+    call_id: str | None
+    name: str | None
+    status: str
 
 
 class Message(NamedTuple):
@@ -158,7 +196,8 @@ class Message(NamedTuple):
     assistant's content: a JSON value, or the text of its text blocks; None: none), where it
     is in the input, ``item``, the index of the list item it starts at, and, for a tool's
     result, ``result``: what the tool gave (its content, output or response; a message of
-    several results: their list)."""
+    several results: their list), and ``answers``, each result it carries (the call it
+    answers, its status)."""
 
     role: str
     calls: tuple[ToolCall, ...]
@@ -166,6 +205,15 @@ class Message(NamedTuple):
     where: str
     item: int = 0
     result: JsonValue | None = None
+    answers: tuple[Answer, ...] = ()
+
+    @property
+    def status(self) -> str | None:
+        """A tool result's status: ``error`` where a result it carries failed, else ``ok``
+        (None: it carries none)."""
+        if not self.answers:
+            return None
+        return ERROR if any(a.status == ERROR for a in self.answers) else OK
 
 
 class Conversation(NamedTuple):
@@ -293,6 +341,44 @@ def _read_messages(value: object, side: str, places: list[list[TextPlace]] | Non
         if places is not None:
             places.append(found)
         open_turn, has_message = joins != _OWN, joins == _TURN
+    return _linked(out)
+
+
+def _linked(messages: list[Message]) -> list[Message]:
+    """``messages`` with each call's ``status``, its answer's: a result answers the call of
+    its id, else the first unanswered call before it of its name (where it names one), else
+    the first unanswered call before it."""
+    if not any(m.answers for m in messages):
+        return messages
+    out = list(messages)
+    calls: list[tuple[int, int]] = []  # (message, call) of every call so far, in order
+    by_id: dict[str, int] = {}  # call id -> the index in ``calls`` of the first unanswered
+    by_name: dict[str, deque[int]] = {}
+    taken: set[int] = set()
+    first = 0  # no call before this index in ``calls`` is unanswered
+    for m, message in enumerate(messages):
+        for c, call in enumerate(message.calls):
+            if call.id is not None:
+                by_id.setdefault(call.id, len(calls))
+            by_name.setdefault(call.name, deque()).append(len(calls))
+            calls.append((m, c))
+        for answer in message.answers:
+            found = by_id.pop(answer.call_id, None) if answer.call_id is not None else None
+            named = by_name.get(answer.name or "") if found is None else None
+            while named and named[0] in taken:
+                named.popleft()
+            if found is None and named:
+                found = named.popleft()
+            while found is None and first < len(calls):
+                found = first if first not in taken else None
+                first += 1
+            if found is None or found in taken:
+                continue
+            taken.add(found)
+            at, k = calls[found]
+            made = out[at].calls
+            answered = made[k]._replace(status=answer.status)
+            out[at] = out[at]._replace(calls=(*made[:k], answered, *made[k + 1 :]))
     return out
 
 
@@ -300,7 +386,9 @@ def _merged(first: Message, then: Message) -> Message:
     answer = then.answer if first.answer is None else first.answer
     if isinstance(first.answer, str) and isinstance(then.answer, str):
         answer = f"{first.answer}\n{then.answer}"
-    return first._replace(calls=first.calls + then.calls, answer=answer)
+    return first._replace(
+        calls=first.calls + then.calls, answer=answer, answers=first.answers + then.answers
+    )
 
 
 # -- where the messages are -----------------------------------------------------------------
@@ -390,7 +478,12 @@ def _item(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[Message
         message = Message(ASSISTANT, _calls(item, where, side), _answer(item, where, side), where)
         return message, _TURN if kind == "message" else _OWN
     if role == TOOL:
-        return Message(TOOL, (), None, where, result=item.get("content")), _OWN
+        result = item.get("content")
+        name = item.get("name")
+        answer = Answer(
+            _id_of(item), name if isinstance(name, str) else None, _status(item, result)
+        )
+        return Message(TOOL, (), None, where, result=result, answers=(answer,)), _OWN
     if role == "user" and _only_results(item):
         return _results(item, where), _OWN
     return Message(role, (), None, where), _OWN
@@ -410,7 +503,9 @@ def _step(item: Mapping[str, JsonValue], where: str, side: str) -> Message:
     """A role-less object: a plain step, a call, or a message without its role."""
     for key in _RESULT_KEYS:
         if key in item:
-            return Message(TOOL, (), None, where, result=item[key])
+            result = item[key]
+            answer = Answer(_id_of(item), None, _status(item, result))
+            return Message(TOOL, (), None, where, result=result, answers=(answer,))
     for key in _ANSWER_KEYS:
         if key in item:
             return Message(ASSISTANT, (), item[key], where)
@@ -439,9 +534,42 @@ def _result(item: Mapping[str, JsonValue], where: str) -> Message:
     for key in _RESULT_PARTS:
         part = item.get(key)
         if isinstance(part, Mapping):
-            return Message(TOOL, (), None, where, result=part.get("response"))
+            response, name = part.get("response"), part.get("name")
+            status = _status(part, response)
+            if isinstance(response, Mapping) and any(
+                response.get(k) is not None for k in _ERROR_KEYS
+            ):
+                status = ERROR
+            answer = Answer(None, name if isinstance(name, str) else None, status)
+            return Message(TOOL, (), None, where, result=response, answers=(answer,))
     key = "output" if item.get("type") == "function_call_output" else "content"
-    return Message(TOOL, (), None, where, result=item.get(key))
+    result = item.get(key)
+    answer = Answer(_id_of(item), None, _status(item, result))
+    return Message(TOOL, (), None, where, result=result, answers=(answer,))
+
+
+def _status(holder: Mapping[str, JsonValue], result: JsonValue | None) -> str:
+    """A tool result's status: ``error`` where ``holder`` (its message, item, block or
+    part) says the tool failed in its vendor's words, or the result is a text (or text
+    blocks) starting with :data:`ERROR_TEXT`; else ``ok``."""
+    for key, value in _FAILED:
+        said = holder.get(key)
+        if key in holder and type(said) is type(value) and said == value:
+            return ERROR
+    if type(result) is list and result and isinstance(result[0], Mapping):
+        result = result[0].get("text")
+    return ERROR if isinstance(result, str) and result.startswith(ERROR_TEXT) else OK
+
+
+def _id_of(item: Mapping[str, JsonValue], kind: object = None) -> str | None:
+    """The id ``item`` (a call or a result, of the type ``kind``, else its own) is named by,
+    as the vendor's table says (None: none)."""
+    kind = item.get("type") if kind is None else kind
+    for of, key in ID_KEYS:
+        found = item.get(key)
+        if (of is None or of == kind) and isinstance(found, str) and found:
+            return found
+    return None
 
 
 def _results(item: Mapping[str, JsonValue], where: str) -> Message:
@@ -449,12 +577,15 @@ def _results(item: Mapping[str, JsonValue], where: str) -> Message:
     ``functionResponse`` parts): what each holds, one result as it is, several as a list."""
     blocks = item.get("parts", item.get("content"))
     held = [
-        _result(block, where).result
+        _result(block, where)
         for block in (blocks if type(blocks) is list else [])
         if isinstance(block, Mapping)
         and (block.get("type") == "tool_result" or any(k in block for k in _RESULT_PARTS))
     ]
-    return Message(TOOL, (), None, where, result=held[0] if len(held) == 1 else held)
+    results = [m.result for m in held]
+    answers = tuple(a for m in held for a in m.answers)
+    result = results[0] if len(results) == 1 else results
+    return Message(TOOL, (), None, where, result=result, answers=answers)
 
 
 def _only_results(item: Mapping[str, JsonValue]) -> bool:
@@ -581,9 +712,10 @@ def _vendor_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolC
     kind = value.get("type")
     function = value.get("function")
     if isinstance(function, Mapping) and "name" in function:  # chat completions
-        return _call(function, ("arguments",), key_segment(where, "function"), side)
+        call = _call(function, ("arguments",), key_segment(where, "function"), side)
+        return call._replace(id=_id_of(value, "function"))
     if kind in _CALL_TYPES:
-        return _call(value, _VENDOR_ARGUMENTS, where, side)
+        return _call(value, _VENDOR_ARGUMENTS, where, side)._replace(id=_id_of(value))
     for key in _CALL_KEYS:  # Gemini (and OpenAI's legacy message)
         inner = value.get(key)
         if isinstance(inner, Mapping):
@@ -598,9 +730,12 @@ def _plain_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCa
     if kind is not None and kind != "function":
         return None
     if "name" in value and (
-        len(value) == 1 or any(key in value for key in (*_ARGUMENT_KEYS, "id", "type"))
+        len(value) == 1 or any(key in value for key in (*_ARGUMENT_KEYS, "id", "type", "status"))
     ):
-        return _call(value, _ARGUMENT_KEYS, where, side)
+        call = _call(value, _ARGUMENT_KEYS, where, side)
+        found = value.get("id")
+        named = found if isinstance(found, str) else None
+        return call._replace(id=named, required=_required(value, call, side))
     if len(value) == 1:
         ((name, arguments),) = value.items()
         if isinstance(arguments, Mapping):  # BFCL's decoded form
@@ -619,6 +754,32 @@ def _plain_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCa
             f"({', '.join(map(repr, value))}): a call in BFCL's form has one"
         )
     return None
+
+
+def _required(value: Mapping[str, JsonValue], call: ToolCall, side: str) -> str | None:
+    """The status a plain call says its step must end in (its ``status``: ``ok`` or
+    ``error``; None: it says none). On the expected side another, or a status beside an
+    argument named ``status`` (their rows would share a path), is a ParseError naming the
+    step; on a run's, a word of its own there is no status (its results say it)."""
+    if "status" not in value:
+        return None
+    said = value["status"]
+    expected = side.startswith("expected")
+    where = f"{side} call at {call.where or '$'} ({call.name!r})"
+    if not (isinstance(said, str) and said in STATUSES):
+        if not expected:
+            return None
+        raise ParseError(
+            f"{where}: its status must be 'ok' (the tool gave its result) or 'error' (the "
+            f"tool failed), not {shown(said)}"
+        )
+    if expected and "status" in call.arguments:
+        raise ParseError(
+            f"{where}: it has both an argument named status and a status, whose rows would "
+            f"share one path (run[k].{call.name}.status); rename the argument or leave out "
+            f"the status"
+        )
+    return said
 
 
 def _call(value: Mapping[str, JsonValue], keys: tuple[str, ...], where: str, side: str) -> ToolCall:

@@ -23,7 +23,10 @@ Fields (paths by the expected step's index, as a list's elements are named): a c
 function name at ``[2].book_flight``, each argument compared at ``[2].book_flight.pnr``; in
 ``strict``, a step that is no call at ``[3]`` (its role the value). The per-field tables fold
 the index: ``[].book_flight.pnr``. A run's step that is not expected is a hallucination
-named by the run's own index. The score is F1 over the fields; ``superset`` counts no
+named by the run's own index. An expected call that gives ``status`` (``ok``, ``error``) has
+one more field, ``[2].refund.status``: the status of the result that answers the run's call
+(reading/agent_messages.py links them; an omission where none does); one without gives no
+such field, and never does the status decide a pairing. The score is F1 over the fields; ``superset`` counts no
 hallucination (a call the run adds costs nothing) and ``subset`` no omission (a call it
 leaves out costs nothing), so the score is 1.0 exactly when the mode passes.
 """
@@ -44,6 +47,7 @@ from ..pairing.pair_budget import PairBudget
 from ..reading.agent_messages import ASSISTANT, TOOL, read_messages
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
 from ..tool_calls.argument_checks import (
+    NOT_MADE,
     ArgRule,
     FieldVerdict,
     agrees,
@@ -55,6 +59,7 @@ from ..tool_calls.argument_checks import (
 )
 
 CALL, RESULT, ANSWER, MESSAGE = "call", "result", "answer", "message"
+STATUS = "status"  # the field of an expected call's status, below its name
 MODES = ("strict", "unordered", "subset", "superset")
 ARGS = ("exact", "ignore", "subset", "superset")
 PAIRINGS = ("optimal", "agentevals")
@@ -64,7 +69,9 @@ _OPTIONS = frozenset({"mode", "args", "tool_args", "pairing", "truncated"})
 class Step(NamedTuple):
     """One step of a run: its kind (``call``, ``result``, ``answer`` or ``message``), the
     role of its message, a call's function name and arguments (empty for other steps), the
-    index of the message it came from, and where it is in the input."""
+    index of the message it came from, where it is in the input, and a call's ``status``
+    (what the tool's result that answers it says: ``ok``, ``error``; None: no result) and
+    ``required`` (the status an expected call says it must end in; None: it says none)."""
 
     kind: str
     role: str
@@ -72,6 +79,8 @@ class Step(NamedTuple):
     arguments: JsonObject
     message: int
     where: str
+    status: str | None = None
+    required: str | None = None
 
 
 def read_steps(value: object, side: str) -> list[Step]:
@@ -80,7 +89,10 @@ def read_steps(value: object, side: str) -> list[Step]:
     steps: list[Step] = []
     for k, message in enumerate(read_messages(value, side)):
         if message.calls:
-            steps += [Step(CALL, ASSISTANT, c.name, c.arguments, k, c.where) for c in message.calls]
+            steps += [
+                Step(CALL, ASSISTANT, c.name, c.arguments, k, c.where, c.status, c.required)
+                for c in message.calls
+            ]
         else:
             role = message.role
             kind = ANSWER if role == ASSISTANT else RESULT if role == TOOL else MESSAGE
@@ -287,6 +299,9 @@ class _Fields:
         found = [name, *arg_verdicts(rule, want.arguments, made.arguments)]
         by = rule.comparators  # (an argument's verdict: its comparator's, else exact's)
         self._call(e, want.name, found, compared=lambda arg: by[arg].name if by else "exact")
+        if want.required is not None:
+            verdict = _status_verdict(want.required, made.status)
+            self._call(e, want.name, [verdict], compared=lambda _: "exact")
 
     def omitted(self, e: int, instead: str | None = None) -> None:
         """An expected call the run did not make (``instead``: what the run's step there is)."""
@@ -294,6 +309,8 @@ class _Fields:
         verdicts = self._unpaired(want, expected_side=True)
         if instead is not None:
             verdicts[0] = FieldVerdict(None, MISMATCH, want.name, instead, "another step taken")
+        if want.required is not None:
+            verdicts.append(FieldVerdict(STATUS, OMISSION, want.required, MISSING, NOT_MADE))
         self._call(e, want.name, verdicts)
 
     def invented(self, a: int) -> None:
@@ -350,6 +367,16 @@ class _Fields:
 
 
 T = TypeVar("T")
+
+
+def _status_verdict(required: str, status: str | None) -> FieldVerdict:
+    """The row ``NAME.status`` of an expected call that says how its step must end: the
+    run's call's status (its result's) against it; omitted where no result answers the
+    call, or the call was not made."""
+    if status is None:
+        return FieldVerdict(STATUS, OMISSION, required, MISSING, "no result answers the call")
+    verdict = MATCH if status == required else MISMATCH
+    return FieldVerdict(STATUS, verdict, required, status, "")
 
 
 def _flipped(check: Callable[[int, int], T]) -> Callable[[int, int], T]:
