@@ -281,8 +281,8 @@ def test_the_report_format_is_pinned():
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # the baseline's unscored cases, keeps the version; so does the reliability section's
     # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
-    # who decided its fields, its parts (and their names: a conversation's tau2 part too) and
-    # the runs its case was asked for).
+    # who decided its fields, its parts (their names, a conversation's tau2 part too, and
+    # the turn a conversation's part is of) and the runs its case was asked for).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -311,7 +311,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "06f61f26f87196cf2ae68db291c66eab7f433383a7e9089a4f4304c3593e5149"
+        "99ee7380f3c104fa4756765577fdb076e97c0283f94e01bf311aa68809950d4d"
     )
 
 

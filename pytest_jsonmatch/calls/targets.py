@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 
 from ..cases.case_files import GoldenCase
 from ..cases.python_names import imported_module
-from ..engine.agents.conversation_driver import Driven
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
 from ..engine.core.slotted import HashedSlotted
 from .call_figures import TargetResult
@@ -92,6 +91,8 @@ class HookFirst:
             return result
         # (the case makes its output: one call, or one a turn of a conversation)
         made = case.scorer.made(self.named, case.input, awaited)
+        from ..engine.agents.conversation_driver import Driven  # (with a first call)
+
         if isinstance(made, Driven):  # a conversation: its turns' costs summed
             return TargetResult(made.run, made.input_tokens, made.output_tokens, made.cost)
         return made

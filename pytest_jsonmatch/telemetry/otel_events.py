@@ -456,24 +456,12 @@ def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> Attrib
 
 def part_keys(comparison: Comparison) -> list[str]:
     """Each part's name in its attributes: the part's own (``answer``, ``trajectory``,
-    ``state``), and, for a conversation's, whose turn it is (``turn.1.answer``: a name its
-    turns share), read from its first row's path (``turns[1]...``; the part's place among
-    the parts where its rows are not kept)."""
-    names = [part.name for part in comparison.parts]
-    talk = "+turns" in comparison.metric  # (a conversation: every turn's part qualified)
-    keys: list[str] = []
-    start = 0
-    for k, part in enumerate(comparison.parts):
-        key = str(part.name)
-        path = comparison.fields[start].path if start < len(comparison.fields) else ""
-        turn = path[len("turns[") : path.find("]")] if path.startswith("turns[") else ""
-        if turn.isdigit() and talk:
-            key = f"turn.{turn}.{key}"
-        elif names.count(part.name) > 1:
-            key = f"{k}.{key}"
-        keys.append(key)
-        start += part.rows
-    return keys
+    ``state``), and, for a conversation turn's, whose turn it is (``turn.1.answer``: a name
+    its turns share)."""
+    return [
+        str(part.name) if part.turn is None else f"turn.{part.turn}.{part.name}"
+        for part in comparison.parts
+    ]
 
 
 def repeat_attributes(comparisons: Sequence[Comparison], k: int) -> dict[str, Attributes]:

@@ -176,6 +176,9 @@ def test_a_merge_rescores_a_conversations_parts_turn_by_turn():
     assert comparison.score == 0.5
     assert score_disagreement(comparison) == ""
     assert score_disagreement(Comparison.from_dict(comparison.to_dict())) == ""
+    # each turn's parts name their turn, in the report and read back from it
+    assert [p.turn for p in Comparison.from_dict(comparison.to_dict()).parts] == [0, 1, 1, None]
+    assert [p.get("turn") for p in comparison.to_dict()["parts"]] == [0, 1, 1, None]
 
 
 def test_the_otel_events_keep_each_turns_part_score_apart():
@@ -196,6 +199,8 @@ def test_the_otel_events_keep_each_turns_part_score_apart():
         (3, {"name": "answer"}),  # the state's rows, under no turn, as a turn's answer
         (2, {"name": "state"}),  # turn 1's steps as an end state, and a second state
         (0, {"rows": 2}),  # turn 0's answer holding a row of turn 1's (turn 1's one fewer)
+        (1, {"turn": 0}),  # turn 1's answer saying it is turn 0's (its rows are turn 1's)
+        (3, {"turn": 1}),  # the end state as a turn's part
     ],
 )
 def test_a_merge_refuses_a_conversations_parts_that_are_not_turn_by_turn(part, change):

@@ -149,7 +149,7 @@ class ConversationScorer:
             for part in result.parts:
                 rows = [_turn_row(fr, prefix) for fr in result.fields[at : at + part.rows]]
                 at += part.rows
-                parts.append(Part(part.name, part.score, rows, part.metric))
+                parts.append(Part(part.name, part.score, rows, part.metric, k))
             floors += [
                 FloorFailure(under(prefix, f.path), f.min_score, f.score)
                 for f in result.floor_failures

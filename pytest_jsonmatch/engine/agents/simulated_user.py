@@ -24,6 +24,7 @@ from typing import Final
 
 from ..core.errors import ConfigError, JsonMatchError
 from ..core.values import JsonValue
+from ..judge.judge_settings import check_key_env
 from ..judge.messages import JudgeReply, JudgeRequest
 
 STOP: Final = "###STOP###"  # the stop signal a simulated user says unless told another
@@ -117,7 +118,11 @@ class SimulatedUser:
             )
         if "endpoint" in settings and "endpoint_env" in settings:
             raise ConfigError("simulated: give endpoint or endpoint_env, not both")
-        for key in ("model_env", "endpoint_env", "key_env"):
+        try:  # (as the judge's: a key pasted in its place is masked, never shown)
+            check_key_env(settings.get("key_env", ""))
+        except ConfigError as exc:
+            raise ConfigError(f"simulated: {str(exc).removeprefix('judge: ')}") from None
+        for key in ("model_env", "endpoint_env"):
             name = settings.get(key)
             if name is not None and not (isinstance(name, str) and _VARIABLE.fullmatch(name)):
                 raise ConfigError(

@@ -54,7 +54,7 @@ class JudgeSettings:
             )
         if self.endpoint or not self.replay_only:
             _check_endpoint(self.endpoint)
-        _check_key_env(self.key_env)
+        check_key_env(self.key_env)
         if PAIRS not in self.prompt:
             where = f" {self.prompt_file}" if self.prompt_file else ""
             raise ConfigError(
@@ -114,7 +114,7 @@ class JudgeSettings:
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
-def _check_key_env(name: object) -> None:
+def check_key_env(name: object) -> None:
     """A ConfigError for a ``key_env`` that is not a variable's name; it does not show the
     value, which may be the key itself, and masks it from now on. A name's value is masked
     from now on too (a server that echoes the key puts it in no report)."""

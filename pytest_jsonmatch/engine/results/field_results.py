@@ -223,12 +223,15 @@ class PartScore(NamedTuple):
     (``name``), the metric that scored it, how many of the result's rows are its (they
     follow the rows of the parts before it), and its headline score. Enough to make the
     result's score again from its rows, by :func:`combined` itself (a merge of shards'
-    reports does), and to find a part's rows without reading the result's label or paths."""
+    reports does), and to find a part's rows without reading the result's label or paths;
+    ``turn``, the user turn of a conversation the part is of (None: no turn's: a reply's or
+    a run's part, a conversation's end state)."""
 
     name: PartName
     metric: str
     rows: int
     score: float
+    turn: int | None = None
 
 
 # What makes a result's fields when they are first read (``MatchResult.fields``), called
@@ -418,16 +421,16 @@ class MatchResult(HashedSlotted):
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
             **({"conformance": self.conformance.to_dict()} if self.conformance is not None else {}),
             **({"error": self.error} if self.error else {}),
-            **({"parts": [p._asdict() for p in self.parts]} if self.parts else {}),
+            **({"parts": [_part_dict(p) for p in self.parts]} if self.parts else {}),
         }
 
 
 class Part(Slotted):
     """One part of a result made of several: which it is (``name``), its headline
-    ``score``, its rows at the paths they take in the whole table, and the ``metric`` that
-    scored it."""
+    ``score``, its rows at the paths they take in the whole table, the ``metric`` that
+    scored it, and the conversation's ``turn`` it is of (None: no turn's)."""
 
-    __slots__ = ("name", "score", "fields", "metric")
+    __slots__ = ("name", "score", "fields", "metric", "turn")
 
     def __init__(
         self,
@@ -435,9 +438,18 @@ class Part(Slotted):
         score: float,
         fields: Sequence[FieldResult],
         metric: str,
+        turn: int | None = None,
     ) -> None:
         self.name, self.score = name, score
-        self.fields, self.metric = fields, metric
+        self.fields, self.metric, self.turn = fields, metric, turn
+
+
+def _part_dict(part: PartScore) -> dict[str, JsonValue]:
+    """A part as ``to_dict`` writes it: its turn only where it has one."""
+    out: dict[str, JsonValue] = part._asdict()
+    if part.turn is None:
+        del out["turn"]
+    return out
 
 
 # the statuses a row counts for in precision and recall, and so in the parts' weights
@@ -486,7 +498,7 @@ def combined(
         floor_failures,
         None if main is None else main.truncated,
         None if main is None else main.conformance,
-        parts=tuple(PartScore(p.name, p.metric, len(p.fields), p.score) for p in parts),
+        parts=tuple(PartScore(p.name, p.metric, len(p.fields), p.score, p.turn) for p in parts),
     )
 
 

@@ -54,7 +54,7 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
             )
         )
 
-    if "+turns" in result.metric:  # a conversation: its first turn gone wrong
+    if any(part.turn is not None for part in result.parts):  # a conversation's
         lines.extend(_turn_gone_wrong(result, width))
     else:
         lines.extend(_departure(result, width))
@@ -134,17 +134,20 @@ def _departure(result: MatchResult, width: int | None) -> list[str]:
 
 
 def _turn_gone_wrong(result: MatchResult, width: int | None) -> list[str]:
-    """A conversation's first turn gone wrong (its rows come turn by turn, under
-    ``turns[k]``): the turn, its first field that does not match."""
-    for fr in result.fields:
-        if fr.status == MATCH or fr.status == SKIPPED or not fr.path.startswith("turns["):
+    """A conversation's first turn gone wrong (its parts come turn by turn, each naming
+    its turn): the turn, its first field that does not match."""
+    fields, start = result.fields, 0
+    for part in result.parts if sum(p.rows for p in result.parts) == len(fields) else ():
+        rows, start = fields[start : start + part.rows], start + part.rows
+        if part.turn is None:
             continue
-        turn = fr.path[len("turns[") : fr.path.index("]")]
-        return [
-            f"the conversation first went wrong at turn {turn} (the user's message "
-            f"{int(turn) + 1}): {fr.display_path} {fr.status}, expected "
-            f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
-        ]
+        for fr in rows:
+            if fr.status != MATCH and fr.status != SKIPPED:
+                return [
+                    f"the conversation first went wrong at turn {part.turn} (the user's "
+                    f"message {part.turn + 1}): {fr.display_path} {fr.status}, expected "
+                    f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
+                ]
     return []
 
 

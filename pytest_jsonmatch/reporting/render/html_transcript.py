@@ -2,7 +2,7 @@
 (:func:`transcript_of`, read from a comparison's kept output) and the script and CSS that
 show it (:data:`TRANSCRIPT_SCRIPT`, part of html_script.py's, :data:`TRANSCRIPT_CSS`).
 
-A conversation case's comparison (its metric ``...+turns``, engine/agents/
+A conversation case's comparison (its parts each a turn's, engine/agents/
 conversation_scoring.py) keeps the whole conversation as its output, one run's JSON form. Read
 once (``read_run``, any vendor's messages) and cut at each user message (``turns_of``), each
 turn is a block headed ``turn k`` (numbered from 0, as its rows' ``turns[k]``): the user's
@@ -48,10 +48,11 @@ Item = list[object]  # a message as the page data holds it: [kind, name, text, c
 
 def transcript_of(run: ComparisonDict) -> list[object] | None:
     """The transcript of a conversation's comparison as the page data holds it, or None
-    where it is no conversation's (its metric has no ``+turns``), keeps no output, or its
+    where it is no conversation's (no part of it is a turn's), keeps no output, or its
     output or rows cannot be read turn by turn."""
     output = run.get("output")
-    if "+turns" not in run["metric"] or output is None or run["status"] == "error":
+    talk = any("turn" in part for part in run.get("parts", ()))  # (a conversation's parts)
+    if not talk or output is None or run["status"] == "error":
         return None
     cut = bool(run.get("output_cut"))
     read = _read(output, cut)

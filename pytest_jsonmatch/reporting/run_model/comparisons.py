@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         FieldDict,
         JSONValue,
         JudgeDict,
+        PartDict,
         QuarantineDict,
     )
 
@@ -514,12 +515,22 @@ def _write_runs_and_parts(comparison: Comparison, out: ComparisonDict) -> None:
     of its parts (an agent's reply or run): the merge of shards' reports counts and
     rescores by them (reporting/verdicts/shard_checks.py)."""
     if comparison.parts:
-        out["parts"] = [
-            {"name": p.name, "metric": p.metric, "rows": p.rows, "score": p.score}
-            for p in comparison.parts
-        ]
+        out["parts"] = [_part_dict(p) for p in comparison.parts]
     if comparison.repeats is not None:
         out["repeats"] = comparison.repeats
+
+
+def _part_dict(part: PartScore) -> PartDict:
+    """A part as a report writes it, its turn where it is a conversation turn's."""
+    out: PartDict = {
+        "name": part.name,
+        "metric": part.metric,
+        "rows": part.rows,
+        "score": part.score,
+    }
+    if part.turn is not None:
+        out["turn"] = part.turn
+    return out
 
 
 def parts_of(data: ComparisonDict) -> tuple[PartScore, ...]:
@@ -534,6 +545,7 @@ def parts_of(data: ComparisonDict) -> tuple[PartScore, ...]:
             str(p["metric"]),
             int(p["rows"]),
             float(p["score"]),
+            None if (turn := p.get("turn")) is None else int(turn),
         )
         for k, p in enumerate(data.get("parts", ()))
     )

@@ -371,6 +371,7 @@ class JudgeDict(TypedDict):
 
 class _PartName(TypedDict, total=False):
     name: PartName  # which part it is (absent in a report written before parts were named)
+    turn: int  # the conversation's user turn it is of (absent: no turn's)
 
 
 class PartDict(_PartName):

@@ -145,9 +145,10 @@ def _parts_disagreement(comparison: Comparison) -> str:
 
 def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bool:
     """Whether ``parts`` are a conversation's (engine/agents/conversation_scoring.py): each
-    turn's parts, each named once and in the order of PART_NAMES, every row of each under
-    that turn's ``turns[k]``, the turns in order; then at most one ``state`` part and one
-    ``tau2`` part, in that order, their rows under no turn. A turn's part of no rows is not placed (its turn cannot be told)."""
+    turn's parts, each naming its turn, named once within it and in the order of
+    PART_NAMES, every row of each under that turn's ``turns[k]``, the turns in order; then
+    at most one ``state`` part and one ``tau2`` part, in that order, of no turn and their
+    rows under none."""
     from ...engine.agents.conversation_scoring import TURNS
 
     def turn(path: str) -> int | None:
@@ -162,14 +163,13 @@ def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bo
         mine, start = rows[start : start + part.rows], start + part.rows
         turns, rank = {turn(fr.path) for fr in mine}, PART_NAMES.index(part.name)
         if part.name in ("state", "tau2"):  # (the whole conversation's: after its turns)
-            if turns != {None} and mine:
+            if part.turn is not None or turns - {None}:
                 return False  # the state's rows are under no turn
             placed.append((math.inf, rank))
-        elif turns:
-            at = turns.pop()
-            if turns or at is None:
-                return False  # a turn's part holds the rows of that one turn
-            placed.append((at, rank))
+        elif part.turn is None or turns - {part.turn}:
+            return False  # a turn's part names its turn and holds the rows of that turn
+        else:
+            placed.append((part.turn, rank))
     return any(at < math.inf for at, _ in placed) and all(a < b for a, b in zip(placed, placed[1:]))
 
 

@@ -154,6 +154,15 @@ def test_settings_that_cannot_play_a_user_are_refused(
     with pytest.raises(ConfigError) as raised:
         SimulatedUser(settings)
     assert said in str(raised.value)
+    assert "sk-live-abc123" not in str(raised.value)
+
+
+def test_a_key_pasted_as_key_env_is_masked_as_the_judges_is() -> None:
+    from pytest_jsonmatch.engine.core.masking import masked
+
+    with pytest.raises(ConfigError):
+        SimulatedUser({"goal": "g", "model": "m", "key_env": "sk-live-abc123"})
+    assert "sk-live-abc123" not in masked("the server said: bad key sk-live-abc123")
 
 
 def _judged(verdict: str) -> ChatModel:
