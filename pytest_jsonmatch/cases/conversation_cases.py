@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError, shown
+from ..engine.core.errors import CaseFileError, ConfigError, JsonMatchError, did_you_mean, shown
 from ..engine.core.slotted import Slotted
 from ..engine.core.values import JsonValue
 from ..engine.reading.agent_messages import AgentKind
@@ -152,7 +152,8 @@ class ConversationExpectations(Slotted):
             unknown = sorted(set(turn) - TURN_KEYS)
             if unknown:
                 raise ConfigError(
-                    f"turn {k}: unknown key {unknown[0]!r} (a turn gives user, expected, "
+                    f"turn {k}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], TURN_KEYS)} "
+                    f"(a turn gives user, expected, "
                     f"expected_run)"
                 )
             text = turn.get("user")
@@ -168,7 +169,8 @@ class ConversationExpectations(Slotted):
         unknown = sorted(set(given) - PLAYED_KEYS)
         if unknown:
             raise ConfigError(
-                f"unknown key {unknown[0]!r} (a conversation played by a function or a model "
+                f"unknown key {unknown[0]!r}{did_you_mean(unknown[0], PLAYED_KEYS)} "
+                f"(a conversation played by a function or a model "
                 f"gives user: module:function or simulated: its settings, max_turns and turns)"
             )
         if ("user" in given) == ("simulated" in given):

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from ..core.errors import ConfigError, JsonMatchError
+from ..core.errors import ConfigError, JsonMatchError, did_you_mean
 from ..core.values import JsonValue
 from ..judge.judge_settings import check_key_env
 from ..judge.messages import JudgeReply, JudgeRequest
@@ -77,7 +77,8 @@ class SimulatedUser:
         unknown = sorted(set(settings) - KEYS)
         if unknown:
             raise ConfigError(
-                f"simulated: unknown key {unknown[0]!r}; a simulated user gives "
+                f"simulated: unknown key {unknown[0]!r}{did_you_mean(unknown[0], KEYS)}; a "
+                f"simulated user gives "
                 f"{', '.join(sorted(KEYS))}"
             )
         for key in _TEXTS:

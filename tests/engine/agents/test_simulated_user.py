@@ -146,6 +146,7 @@ def test_its_model_and_endpoint_read_from_the_variables_named_when_first_asked(
         ),
         ({"goal": "g", "model": "m", "timeout": 0}, "timeout must be a number of seconds above 0"),
         ({"goal": "g", "model": "m", "temperature": 1}, "simulated: unknown key 'temperature'"),
+        ({"goal": "g", "model": "m", "max_tokns": 3}, "unknown key 'max_tokns' (did you mean 'max_tokens'?)"),
     ],
 )
 def test_settings_that_cannot_play_a_user_are_refused(

@@ -208,8 +208,8 @@ def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester,
         ),
         (
             "conversation: [{user: hi, expect: {a: 1}}]",
-            "case 'c': conversation: turn 0: unknown key 'expect' (a turn gives user, expected, "
-            "expected_run)",
+            "case 'c': conversation: turn 0: unknown key 'expect' (did you mean 'expected'?) "
+            "(a turn gives user, expected, expected_run)",
         ),
         (
             "conversation: []",
