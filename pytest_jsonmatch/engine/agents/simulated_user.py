@@ -119,6 +119,12 @@ class SimulatedUser:
             )
         if "endpoint" in settings and "endpoint_env" in settings:
             raise ConfigError("simulated: give endpoint or endpoint_env, not both")
+        if settings.get("key_env") and "endpoint" in settings:
+            # a case file (a fork's pull request's too) must not choose where a key goes
+            raise ConfigError(
+                "simulated: a key goes only to an endpoint the environment names: give "
+                "endpoint_env beside key_env, not endpoint (a URL a case file writes)"
+            )
         try:  # (as the judge's: a key pasted in its place is masked, never shown)
             check_key_env(settings.get("key_env", ""))
         except ConfigError as exc:

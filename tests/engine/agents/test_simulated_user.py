@@ -44,13 +44,12 @@ def test_the_user_is_told_who_it_is_and_sees_the_assistants_words_only(
 ) -> None:
     monkeypatch.setenv("USER_KEY_FOR_TEST", "local")  # (the transport sends it)
     server = _user("It is order 1234")
+    monkeypatch.setenv("USER_URL_FOR_TEST", server.url)
+    settings = _settings("", instructions="Give the order only when asked")
+    del settings["endpoint"]  # (a key goes only where the environment says)
     with serving(server):
         user = SimulatedUser(
-            _settings(
-                server.url,
-                instructions="Give the order only when asked",
-                key_env="USER_KEY_FOR_TEST",
-            )
+            {**settings, "endpoint_env": "USER_URL_FOR_TEST", "key_env": "USER_KEY_FOR_TEST"}
         )
         assert user(CONVERSATION) == "It is order 1234"
     (asked,) = server.asked
@@ -146,7 +145,14 @@ def test_its_model_and_endpoint_read_from_the_variables_named_when_first_asked(
         ),
         ({"goal": "g", "model": "m", "timeout": 0}, "timeout must be a number of seconds above 0"),
         ({"goal": "g", "model": "m", "temperature": 1}, "simulated: unknown key 'temperature'"),
-        ({"goal": "g", "model": "m", "max_tokns": 3}, "unknown key 'max_tokns' (did you mean 'max_tokens'?)"),
+        (
+            {"goal": "g", "model": "m", "endpoint": "https://evil.example", "key_env": "K"},
+            "a key goes only to an endpoint the environment names: give endpoint_env",
+        ),
+        (
+            {"goal": "g", "model": "m", "max_tokns": 3},
+            "unknown key 'max_tokns' (did you mean 'max_tokens'?)",
+        ),
     ],
 )
 def test_settings_that_cannot_play_a_user_are_refused(
