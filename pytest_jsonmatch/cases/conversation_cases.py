@@ -320,7 +320,7 @@ def _simulated_user(
 def _named_user(spec: str | None) -> Callable[[list[JsonValue]], str | None]:
     """The function ``spec`` names, called with the conversation so far (a copy: it cannot
     change what the agent is given); its answer must be text or None."""
-    from .python_names import imported_module
+    from .python_names import imported_module, users_function
 
     assert spec is not None
     module_name, _, attr = spec.partition(":")
@@ -329,6 +329,12 @@ def _named_user(spec: str | None) -> Callable[[list[JsonValue]], str | None]:
     if not callable(function):
         raise CaseFileError(
             f"conversation user {spec!r}: module {module_name!r} has no function {attr!r}"
+        )
+    if not users_function(function):  # (a case file picks no function of Python's to run)
+        raise CaseFileError(
+            f"conversation user {spec!r} is not a function of your project's code (a "
+            f"builtin, or one of the standard library or an installed package): write the "
+            f"user's side as a function of your own"
         )
 
     def user(messages: list[JsonValue]) -> str | None:

@@ -77,12 +77,11 @@ def with_named_tools(
     return {**options, "tools": list(found)}
 
 
-def users_frame(exc: BaseException) -> str:
-    """Where in the user's own code ``exc`` was raised: the last frame of its traceback
-    outside this package, the standard library and installed packages, as ``raised at
-    path:line in function``; empty when there is none."""
+def _not_users() -> tuple[str, ...]:
+    """The folders of code that is not the user's own: the standard library, installed
+    packages, this package."""
     paths = sysconfig.get_paths()
-    skipped = tuple(
+    return tuple(
         str(Path(p).resolve())
         for p in (
             paths["stdlib"],
@@ -91,6 +90,26 @@ def users_frame(exc: BaseException) -> str:
             str(Path(__file__).parents[1]),
         )
     )
+
+
+def users_function(function: object) -> bool:
+    """Whether ``function`` is a Python function of the user's own code (not a builtin, nor
+    one of the standard library, an installed package or this package): what a case file
+    may name to be called (a conversation's user), so that a file cannot have a test run
+    any function it picks."""
+    import inspect
+
+    if not inspect.isfunction(function):
+        return False
+    source = inspect.getsourcefile(function) or ""
+    return bool(source) and not str(Path(source).resolve()).startswith(_not_users())
+
+
+def users_frame(exc: BaseException) -> str:
+    """Where in the user's own code ``exc`` was raised: the last frame of its traceback
+    outside this package, the standard library and installed packages, as ``raised at
+    path:line in function``; empty when there is none."""
+    skipped = _not_users()
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame.filename.startswith("<"):  # <frozen os>, <frozen importlib._bootstrap>
             continue

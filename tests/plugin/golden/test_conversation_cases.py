@@ -237,6 +237,15 @@ def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester,
             "case 'c': a conversation's input must be a mapping (its messages, ...), not [1]",
         ),
         (
+            # a case file may not pick a function of Python's own to run as the user
+            "conversation: {user: 'subprocess:run', turns: [{expected: {a: 1}}]}",
+            "case 'c': conversation user 'subprocess:run' is not a function of your project's code",
+        ),
+        (
+            "conversation: {user: 'os:getcwd', turns: [{expected: {a: 1}}]}",
+            "case 'c': conversation user 'os:getcwd' is not a function of your project's code",
+        ),
+        (
             "conversation: [{user: hi, expected: {a: 1}}]\ntau2: {reward_basis: [NOPE]}",
             "case 'c': conversation: tau2: evaluation_criteria.reward_basis[0]",
         ),
