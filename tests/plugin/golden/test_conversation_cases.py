@@ -228,9 +228,10 @@ def test_a_changed_user_turn_makes_the_recording_stale_naming_the_turn(pytester,
             "conversation: [{user: hi}]",
             "case 'c': conversation: a conversation is scored against what its turns show",
         ),
-        (
+        pytest.param(
             "conversation: [" + ", ".join(["{user: hi, expected: {a: 1}}"] * 1001) + "]",
             "case 'c': conversation: 1,001 turns, more than the 1,000 a conversation may hold",
+            id="1001-turns",
         ),
         (
             "conversation: [{user: hi, expected: {a: 1}}]\ninput: [1]",
