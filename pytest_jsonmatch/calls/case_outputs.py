@@ -91,8 +91,9 @@ class Outputs:
         the session's one target), with the case's input; ``key`` names its call."""
         produced = self._produce(case, key, repeat, runs, target)
         # the runs a case that repeats (or sets its own repeat:) was asked for, kept with
-        # each run's record: a merge of shards counts them from it
-        own = case.source == "input" and (runs != 1 or case.repeat is not None)
+        # each run's record: a merge of shards counts them from it (a trace case's runs
+        # too: as many as its file holds)
+        own = runs != 1 or (case.source == "input" and case.repeat is not None)
         if case.input is None and not own:
             return produced
         return produced.replace(input=case.input, repeats=runs if own else None)
@@ -106,7 +107,7 @@ class Outputs:
         try:
             if case.source == "actual_file":
                 assert case.actual_file is not None
-                return Produced(output=case.scorer.read_actual(case.actual_file))
+                return Produced(output=case.scorer.read_actual(case.actual_file, repeat))
             return self._from_target(case, key, repeat, runs, target)
         except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
             return Produced(error=exc, source=source)

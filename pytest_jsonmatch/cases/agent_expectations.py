@@ -85,8 +85,10 @@ class CaseScorer(Protocol):
         """What changed in the case's input since its output ``recorded`` was made, in
         words (the input ``given`` now differs from the one recorded)."""
 
-    def read_actual(self, path: Path) -> object:
-        """The output the case's ``actual_file`` holds: its text, or the run a trace holds."""
+    def read_actual(self, path: Path, repeat: int = 0) -> object:
+        """The output the case's ``actual_file`` holds for its run ``repeat``: its text, or
+        the run a trace holds (a trace whose every matching run is scored: the
+        ``repeat``-th)."""
 
 
 class OneCall:
@@ -104,7 +106,7 @@ class OneCall:
     def input_change(self, recorded: object, given: object) -> str:
         return INPUT_CHANGED
 
-    def read_actual(self, path: Path) -> object:
+    def read_actual(self, path: Path, repeat: int = 0) -> object:
         return read_regular_text(path, "actual_file", CaseFileError)
 
 
@@ -146,10 +148,13 @@ class AgentExpectations(OneCall, Slotted):
         "state",
         "refused",
         "trace",
+        "each",
         "_built",
+        "_runs",
     )
-    # (its fields: ``_built`` is the scorer it built last, never given nor compared)
-    _fields = __slots__[:-1]
+    # (its fields: ``_built`` is the scorer it built last, ``_runs`` the runs its trace file
+    # held when read, never given nor compared)
+    _fields = __slots__[:-2]
 
     def __init__(
         self,
@@ -165,6 +170,10 @@ class AgentExpectations(OneCall, Slotted):
         # which run of a trace file its actual_file is (read_trace's selection; None: the
         # file holds the run itself, as JSON)
         self.trace: Mapping[str, object] | None = None
+        # whether every run of the trace file that ``trace`` selects is scored, each a
+        # repeat of the case (``runs: each``), not the one run it must select
+        self.each = False
+        self._runs: tuple[object, ...] | JsonMatchError | None = None
         self.call_options: Mapping[str, object] = {} if call_options is None else call_options
         self.run_options: Mapping[str, object] = {} if run_options is None else run_options
         # the scorer last built, with what it was built for: (metric, expected, options)
@@ -197,7 +206,7 @@ class AgentExpectations(OneCall, Slotted):
         calls, run, state = (data.get(key) for key in AGENT_KEYS)
         made = cls(calls, options[0], run, options[1], state)
         if "trace" in data:
-            made.trace = trace_selection(data, error, made.is_run)
+            made.trace, made.each = trace_selection(data, error, made.is_run)
         return made
 
     @property
@@ -258,14 +267,41 @@ class AgentExpectations(OneCall, Slotted):
         self._built = (metric, expected, dict(options), scorer)
         return scorer
 
-    def read_actual(self, path: Path) -> object:
+    def read_actual(self, path: Path, repeat: int = 0) -> object:
         """The case's ``actual_file``: the run a trace holds (``trace:`` names which: its
-        JSON form, as a recording holds a run), else its text."""
+        JSON form, as a recording holds a run; with ``runs: each``, the ``repeat``-th of
+        the runs it selects), else its text."""
         if self.trace is None:
             return super().read_actual(path)
+        if self.each:
+            return self.traced_runs(path)[repeat]
         from ..engine.reading.trace_spans import read_trace
 
-        return read_trace(path, **self.trace).run_json()
+        return read_trace(path, **self.trace)  # (a run; its spans kept in the report)
+
+    def traced_runs(self, path: Path) -> tuple[object, ...]:
+        """Every run of the trace file ``path`` that the case's ``trace:`` selects (``runs:
+        each``), each in its JSON form, in the order the file first names them: read once,
+        and the error of that read (or of :meth:`refuse_runs`) raised each time asked."""
+        if self._runs is None:
+            from ..engine.reading.trace_runs import read_traces
+
+            assert self.trace is not None
+            root, attribute = self.trace.get("root"), self.trace.get("attribute")
+            try:
+                self._runs = tuple(
+                    read_traces(path, root=root, attribute=attribute)
+                )
+            except JsonMatchError as exc:
+                self._runs = exc
+        if isinstance(self._runs, JsonMatchError):
+            raise self._runs.with_traceback(None)
+        return self._runs
+
+    def refuse_runs(self, why: str) -> None:
+        """The case's runs refused (its ``repeat:`` asks for another count than its trace
+        file holds): each read of them raises a ConfigError saying ``why``."""
+        self._runs = ConfigError(why)
 
     def answer_of(self, output: object) -> object:
         """What the case's expected is written from (an update): the answer of the agent's
@@ -279,14 +315,17 @@ class AgentExpectations(OneCall, Slotted):
 
 
 TRACE_KEYS = ("trace_id", "root", "attribute")  # (how a case names its run in a trace)
+RUNS = ("one", "each")  # (trace's runs: the one run it selects, or each, a repeat each)
 
 
 def trace_selection(
     data: Mapping[str, object], error: Callable[[str, str], CaseFileError], run: bool
-) -> dict[str, object]:
+) -> tuple[dict[str, object], bool]:
     """A case's ``trace:``: which run of the trace in its ``actual_file`` it scores, by one
     of ``trace_id``, ``root`` (a root span's name) and ``attribute`` (``key=value``, or a
-    mapping of them); each mistake ``error("trace", message)``."""
+    mapping of them), and whether every run it selects is scored, each a repeat of the case
+    (``runs: each``; then the selection may be left out: every trace of the file); each
+    mistake ``error("trace", message)``. (The selection, and whether ``each``.)"""
     given = data["trace"]
     if "actual_file" not in data:
         raise error("trace", "trace names a run of a trace file: give the file as actual_file")
@@ -296,18 +335,38 @@ def trace_selection(
             "a trace gives an agent's run: give expected_run or expected_state (and expected, "
             "its answer)",
         )
-    if not isinstance(given, Mapping) or len(given) != 1 or next(iter(given)) not in TRACE_KEYS:
+    runs = given.get("runs", "one") if isinstance(given, Mapping) else "one"
+    if runs not in RUNS:
+        raise error(
+            "trace",
+            f"trace's runs must be one (the one run it selects, the default) or each (every "
+            f"run it selects, each a repeat of the case), not {runs!r:.60}",
+        )
+    named = {k: v for k, v in given.items() if k != "runs"} if isinstance(given, Mapping) else {}
+    if not isinstance(given, Mapping) or len(named) > 1 or any(k not in TRACE_KEYS for k in named):
         raise error(
             "trace",
             "trace must name its run by one of trace_id, root (a root span's name) or "
-            "attribute (key=value)",
+            "attribute (key=value)" + (", and may say runs: each" if runs == "one" else ""),
         )
-    ((key, value),) = given.items()
-    if not (isinstance(value, str) and value) and not (
-        key == "attribute" and isinstance(value, Mapping)
-    ):
-        raise error("trace", f"trace's {key} must be text, not {value!r:.60}")
-    return {str(key): value}
+    if not named and runs == "one":
+        raise error(
+            "trace",
+            "trace must name its run by one of trace_id, root (a root span's name) or "
+            "attribute (key=value), or say runs: each (every trace of the file a repeat)",
+        )
+    for key, value in named.items():
+        if not (isinstance(value, str) and value) and not (
+            key == "attribute" and isinstance(value, Mapping)
+        ):
+            raise error("trace", f"trace's {key} must be text, not {value!r:.60}")
+    if runs == "each" and "trace_id" in named:
+        raise error(
+            "trace",
+            "a trace id names one run: runs: each scores every run a root or an attribute "
+            "selects (give root or attribute, or leave runs out)",
+        )
+    return {str(k): v for k, v in named.items()}, runs == "each"
 
 
 def scorer_of(

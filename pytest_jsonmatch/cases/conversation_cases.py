@@ -282,7 +282,7 @@ class ConversationExpectations(Slotted):
         self._built = (metric, dict(options), scorer)
         return scorer
 
-    def read_actual(self, path: Path) -> object:
+    def read_actual(self, path: Path, repeat: int = 0) -> object:
         """(A conversation is made by its target: it has no actual_file.)"""
         raise CaseFileError("a conversation is made by its target, turn by turn: no actual_file")
 

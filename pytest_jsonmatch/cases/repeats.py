@@ -1,4 +1,5 @@
-"""Repeated cases: how many times an ``input`` case's target runs, and whether its runs pass
+"""Repeated cases: how many times an ``input`` case's target runs (or how many runs of one
+scenario a trace case's file holds: ``trace: {..., runs: each}``), and whether its runs pass
 together (by the session's rule: the ``mean`` score, ``all`` runs or a ``majority``)."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..engine.core.errors import ConfigError
+from ..engine.core.errors import ConfigError, JsonMatchError
 from ..engine.core.numbers import whole_in
 from ..engine.core.slotted import HashedSlotted
 
@@ -29,9 +30,10 @@ class RepeatSettings(HashedSlotted):
 
     def runs_of(self, case: GoldenCase) -> int:
         """How many times the case's target runs: only ``input`` cases repeat; a case's own
-        ``repeat:`` wins over the session's."""
+        ``repeat:`` wins over the session's. A trace case with ``runs: each`` runs once for
+        each run its trace file holds (:func:`traced_runs`)."""
         if case.source != "input":
-            return 1
+            return traced_runs(case)
         if case.repeat is not None:
             return case.repeat
         return self.count or 1
@@ -75,3 +77,33 @@ class RepeatSettings(HashedSlotted):
                         f"not {text!r}"
                     )
         return cls(count=count, rule=rule)
+
+
+def traced_runs(case: GoldenCase) -> int:
+    """The runs of a trace case with ``runs: each``: as many as its trace file holds of the
+    runs its ``trace:`` selects (read once, by the case's expectations); 1 for any other case
+    whose output is not its target's. Where the file cannot be read, or the case's
+    ``repeat:`` (its own, or its file's or folder's) asks for another count than the file
+    holds, 1: that one run is then the case's error, raised as it is read
+    (``AgentExpectations.read_actual``). The session's ``jsonmatch_repeat`` is for targets
+    called again: a trace's runs are those it holds."""
+    from .agent_expectations import AgentExpectations
+
+    agent = case.agent
+    if not (isinstance(agent, AgentExpectations) and agent.each and case.actual_file):
+        return 1
+    try:
+        count = len(agent.traced_runs(case.actual_file))
+    except JsonMatchError:
+        return 1
+    if case.repeat is not None and count != case.repeat:
+        selected = ", ".join(f"{k}={v!r}" for k, v in (agent.trace or {}).items())
+        agent.refuse_runs(
+            f"trace file {str(case.actual_file)!r} holds {count} run{'s' * (count != 1)} "
+            f"{'that ' + selected + ' selects' if selected else 'of the scenario'}, but "
+            f"repeat: asks for {case.repeat}: a trace case with runs: each is repeated once "
+            f"for each run its file holds; give repeat: {count} (or none), or the runs "
+            f"missing from the file"
+        )
+        return 1
+    return count

@@ -330,8 +330,9 @@ def check_runs(
 ) -> None:
     """Each case run as many times as the settings and its own ``repeat:`` give: runs
     0..k-1, k the session's count for a golden case whose output comes from its target
-    (unless its runs record another: ``repeats``, the runs it was asked for; a shard that
-    records none has the case's own ``repeat:`` read from its case file), one for any other;
+    (unless its runs record another: ``repeats``, the runs it was asked for, as a trace
+    case's record the runs its file holds; a shard that records none has the case's own
+    ``repeat:`` read from its case file), one for any other;
     fewer only when its last run could not be scored (which ends a case) or the shard
     stopped early."""
     count = session_runs(settings)
@@ -344,7 +345,8 @@ def check_runs(
             )
         first = runs[0]
         golden = not first.file.endswith(".py") and first.source in ("live", "replayed")
-        asked = _asked(where, case_id, runs) if golden else None
+        # (a case file's: a trace case's runs, as many as its file holds, record theirs too)
+        asked = None if first.file.endswith(".py") else _asked(where, case_id, runs)
         want = asked if asked is not None else count if golden else 1
         if golden and asked is None and len(runs) != want:
             own_count = own.of(first)  # (a shard written before runs recorded their count)
