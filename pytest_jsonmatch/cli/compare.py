@@ -22,7 +22,9 @@ from .output import choices, emit, repository_of
 
 DESCRIPTION = """Score one pair: ACTUAL (the model's output, read leniently: JSON inside prose
 or a code fence is found) against EXPECTED (strict JSON). Either may be '-' for standard
-input. structeval's spelling works too: jsonmatch --test ACTUAL --gt EXPECTED --report text."""
+input. structeval's spelling works too: jsonmatch --test ACTUAL --gt EXPECTED --report text.
+With a --trace-... option, ACTUAL is an OpenTelemetry trace file and its run is scored as a
+golden run case scores it."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,7 +64,34 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "it off), always, never",
     )
     p.add_argument("--verbose", "-v", action="count", default=0, help="show every field")
+    _add_trace_arguments(p)
     p.set_defaults(run=run, structeval=False)
+
+
+def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--trace-...`` options (``trace_compare.py``, loaded only when one is given: a
+    plain ``compare`` reads its options' names from this list)."""
+    group = parser.add_argument_group(
+        "a trace as ACTUAL",
+        "ACTUAL is an OpenTelemetry trace file (OTLP JSON or protobuf, as the Collector's file "
+        "exporter writes it), its run scored as a golden run case scores it; EXPECTED then "
+        "holds the case's keys: expected, expected_run, run_options, expected_state",
+    )
+    group.add_argument("--trace-id", metavar="HEX", help="the run's trace id (32 hex digits)")
+    group.add_argument("--trace-root", metavar="NAME", help="the run whose root span has this name")
+    group.add_argument(
+        "--trace-attribute",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="the run whose spans (or resource) hold this attribute; repeatable: all must hold",
+    )
+    group.add_argument(
+        "--trace-format",
+        choices=("json", "proto"),
+        help="what the trace file must be: json (OTLP JSON) or proto (OTLP protobuf); "
+        "read as either when not given",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,13 +104,19 @@ def run(args: argparse.Namespace) -> int:
     checked_configuration(args, metric, options)  # a bad --schema named as such, not as ACTUAL
     # structeval has no threshold: in its spelling nothing fails unless --threshold asks
     threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
+    settings = ScoreSettings(
+        metric, threshold, options, args.values, invalid_fails=args.invalid_fails
+    )
+    if args.trace_id or args.trace_root or args.trace_attribute or args.trace_format:
+        from .trace_compare import trace_comparison
+
+        traced = trace_comparison(args, actual_path, expected_path, metric, options, settings)
+        _emit(args, traced)
+        return 0 if traced.status == PASSED else 1
     expected = _expected(expected_path, metric)
     actual = read_bytes(actual_path)
     result = _scored(actual, expected, metric, options, actual_path, expected_path)
     case_id = path_shown(actual_path)
-    settings = ScoreSettings(
-        metric, threshold, options, args.values, invalid_fails=args.invalid_fails
-    )
     comparison = comparison_of(
         Pair(case_id, expected, actual, case_id, "" if actual_path == STDIN else actual_path),
         result,

@@ -139,6 +139,8 @@ def _gate_arguments(group: argparse._ArgumentGroup) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for side, path in (("GOLD", args.gold), ("PRED", args.pred)):
+        _not_a_trace(side, path)
     metric, options = metric_and_options(args)
     threshold = 1.0 if args.threshold is None else args.threshold
     gates = gates_of(args, "score")
@@ -247,6 +249,30 @@ def _jobs(text: str) -> int:
         return whole_number(1, "worker processes", MAX_JOBS)(text)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"auto, or {exc}") from None
+
+
+def _not_a_trace(side: str, path: str) -> None:
+    """Refuse a file that is an OpenTelemetry trace (OTLP JSON: its first key
+    ``resourceSpans``): its lines are exports of spans, which scored as records would score
+    nothing the user meant. A run read from a trace is scored by ``compare --trace-...``, a
+    scenario's runs by a golden case (``trace:``). Only the file's first bytes are read."""
+    import os.path  # (loaded with the interpreter: a name, not a cost)
+
+    if not os.path.isfile(path):  # (a folder, a FIFO, standard input: read as they are)
+        return
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return  # (named where the file is read)
+    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if body.startswith(b"{") and body[1:].lstrip().startswith(b'"resourceSpans"'):
+        raise InputError(
+            f"{side} {path}: an OpenTelemetry trace (OTLP JSON: resourceSpans), not records: "
+            f"score the run a trace holds with jsonmatch compare TRACE EXPECTED --trace-id, "
+            f"--trace-root or --trace-attribute, or the runs of a scenario as a golden case "
+            f"(actual_file with trace:, docs/agents.md)"
+        )
 
 
 def _jobs_of(args: argparse.Namespace) -> int:

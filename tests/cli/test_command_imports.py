@@ -87,6 +87,9 @@ _NEITHER = (
     "pytest_jsonmatch.plugin",
     "pytest_jsonmatch.calls",
     "pytest_jsonmatch.cases",
+    # a trace as compare's ACTUAL: its reader and its options' module, only when one is given
+    "pytest_jsonmatch.cli.trace_compare",
+    "pytest_jsonmatch.engine.reading.trace_spans",
     # arrays too large for one matrix; structeval's --config; what only a repeated case, a
     # called target or a file written needs
     "pytest_jsonmatch.engine.pairing.blockwise",
