@@ -68,7 +68,7 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 # without removing the examples on purpose.
 MIN_DOCTESTS = 43
 MIN_ASSERTING_BLOCKS = 3
-MIN_SHELL_EXAMPLES = 16
+MIN_SHELL_EXAMPLES = 18
 MIN_RECIPES = 3
 
 # a fenced block: its opening fence (``` or longer, perhaps indented), info string, body
