@@ -281,7 +281,7 @@ def test_the_report_format_is_pinned():
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # the baseline's unscored cases, keeps the version; so does the reliability section's
     # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
-    # who decided its fields, its parts (their names, a conversation's tau2 part too, and
+    # who decided its fields, its parts (their names, a conversation's tau2 and rubric parts too, and
     # the turn a conversation's part is of) and the runs its case was asked for).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
@@ -311,7 +311,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "99ee7380f3c104fa4756765577fdb076e97c0283f94e01bf311aa68809950d4d"
+        "42e1d165bfa0f5100f65ed87099a15688dc12fe8553162bedb95a7929893754e"
     )
 
 

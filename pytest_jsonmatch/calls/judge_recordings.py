@@ -1,7 +1,9 @@
 """The judge's verdicts recorded and replayed as target outputs are (``jsonmatch_record``):
 one file, ``__recordings__/judgments.json`` under the test root, holding each judge's
 verdicts under its fingerprint (the model, the prompt's text, the reply's token limit) with
-the field path and both values.
+the field path and both values. A conversation's rubric (engine/judge/rubric.py) is the
+same judge asked another question: its verdicts are kept beside, under the fingerprint of
+that question, each with the judge's reason.
 
 - ``once``: recorded verdicts are replayed (never asked again); those asked in this run
   are added when the session ends.
@@ -28,7 +30,7 @@ from typing import TypedDict, cast
 from ..engine.core.errors import CaseFileError, ConfigError, value_kind
 from ..engine.core.masking import safe_reason
 from ..engine.core.values import JsonValue
-from ..engine.judge import Item, JudgeSettings, Memory
+from ..engine.judge import Item, JudgeSettings, Memory, rubric_fingerprint
 from ..engine.reading.user_files import not_owned, read_regular_text
 from ..reporting.run_model.atomic import exclusive_lock, write_atomic
 from .recordings import (
@@ -46,10 +48,12 @@ MAX_JUDGMENTS_BYTES = 64 * 2**20  # the file's bound when read (docs/errors.md, 
 
 class _VerdictCases(TypedDict, total=False):
     cases: list[str]  # the test ids that used the verdict (none recorded: not known)
+    reason: str  # the judge's words, where its question asked for them (a rubric's)
 
 
 class RecordedVerdict(_VerdictCases):
-    """One recorded verdict: the field path, both values, 1 (a match) or 0."""
+    """One recorded verdict: the field path, both values, 1 (a match) or 0; ``reason``,
+    the judge's words, where its question asked for them (a rubric's)."""
 
     field: str
     expected: JsonValue
@@ -63,6 +67,7 @@ class RecordedJudge(TypedDict, total=False):
     model: str
     prompt_file: str | None
     max_tokens: int | None
+    asks: str  # "rubric": the judge's verdicts of conversations' rubrics (absent: the pairs')
     verdicts: list[RecordedVerdict]
 
 
@@ -101,6 +106,9 @@ class JudgmentFile:
         self.unset = unset
         self.path = inside_root(judgments_path(root), root, "the judgments' recording")
         self.fingerprint = judge.fingerprint
+        # the same judge asked a conversation's rubric: its verdicts are this judge's too
+        self.rubric = rubric_fingerprint(judge)
+        self.mine = (self.fingerprint, self.rubric)
         self.others: dict[str, str] = {}  # item key -> the other judge's model it was asked of
         self.other_count = 0
         self.wrote = 0
@@ -111,13 +119,15 @@ class JudgmentFile:
         if self.mode == "off":
             return
         data = self._read()
-        prefix = self.fingerprint + "\x00"
         for fingerprint, judge in data.get("judges", {}).items():
+            prefix = fingerprint + "\x00"
             for entry in judge.get("verdicts", []):
                 key = Item(entry["field"], entry["expected"], entry["actual"]).key
-                if fingerprint == self.fingerprint:
+                if fingerprint in self.mine:
                     if self.mode != "all":
                         memory.verdicts[prefix + key] = float(entry["verdict"])
+                        if entry.get("reason"):
+                            memory.reasons[prefix + key] = entry["reason"]
                 else:
                     self.others.setdefault(key, str(judge.get("model", "?")))
                     self.other_count += 1
@@ -155,23 +165,28 @@ class JudgmentFile:
         names it and says how many verdicts asked in this run were not recorded."""
         if self.mode in ("off", "none"):
             return
-        prefix = self.fingerprint + "\x00"
         used = memory.new | memory.cases.keys()
-        keys = {k[len(prefix) :]: k for k in used if k.startswith(prefix)}
+        keys: dict[str, dict[str, str]] = {}
+        for fingerprint in self.mine:
+            prefix = fingerprint + "\x00"
+            mine = {k[len(prefix) :]: k for k in used if k.startswith(prefix)}
+            if mine:
+                keys[fingerprint] = mine
+        asked = sum(k in memory.new for held in keys.values() for k in held.values())
         if not (keys or (self.prune and self.other_count)):
             return
         try:
             self._merge_and_write(memory, keys)
         except CaseFileError as exc:
-            asked = sum(k in memory.new for k in keys.values())
             raise CaseFileError(
                 f"{exc}; the {asked} judgment(s) asked in this run were not recorded"
             ) from None
-        self.wrote = sum(k in memory.new for k in keys.values())
+        self.wrote = asked
 
-    def _merge_and_write(self, memory: Memory, keys: dict[str, str]) -> None:
-        """Under the folder's lock: read the file as it is now, add ``keys`` (item key ->
-        memory key) and write it back when that changed it."""
+    def _merge_and_write(self, memory: Memory, keys: dict[str, dict[str, str]]) -> None:
+        """Under the folder's lock: read the file as it is now, add ``keys`` (by the
+        fingerprint they are kept under: item key -> memory key) and write it back when that
+        changed it."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -181,41 +196,53 @@ class JudgmentFile:
             before = _dumps(data)
             judges = data.setdefault("judges", {})
             if self.prune:
-                for fingerprint in [f for f in judges if f != self.fingerprint]:
+                for fingerprint in [f for f in judges if f not in self.mine]:
                     del judges[fingerprint]
-            mine = judges.get(self.fingerprint, {})
-            entries = {
-                Item(e["field"], e["expected"], e["actual"]).key: e
-                for e in mine.get("verdicts", [])
-            }
-            for short, key in keys.items():
-                entry = entries.get(short)
-                if key in memory.new or entry is None:  # asked now, or pruned meanwhile
-                    # (the values are JSON text, where a NUL is always escaped: the field
-                    # path, which may hold one, is what precedes the last two)
-                    path, expected, actual = short.rsplit("\x00", 2)
-                    asked: RecordedVerdict = {
-                        "field": path,
-                        "expected": json.loads(expected),
-                        "actual": json.loads(actual),
-                        "verdict": int(memory.verdicts[key]),
-                    }
-                    if entry and "cases" in entry:
-                        asked["cases"] = entry["cases"]
-                    entry = entries[short] = asked
-                cases = set(entry.get("cases", ())) | memory.cases.get(key, set())
-                if cases:
-                    entry["cases"] = sorted(cases)
-            judges[self.fingerprint] = {
-                "model": self.judge.model,
-                "prompt_file": self.judge.prompt_file or None,
-                "max_tokens": self.judge.max_tokens,
-                "verdicts": [entries[k] for k in sorted(entries)],
-            }
+            for fingerprint, held in keys.items():
+                judges[fingerprint] = self._merged(judges.get(fingerprint, {}), held, memory)
+                if fingerprint == self.rubric:
+                    judges[fingerprint]["prompt_file"] = None
+                    judges[fingerprint]["asks"] = "rubric"
             data["version"] = VERSION
             text = _dumps(data)
             if text != before:
                 _write(self.path, text)
+
+    def _merged(
+        self, recorded: RecordedJudge, keys: dict[str, str], memory: Memory
+    ) -> RecordedJudge:
+        """One judge's recorded verdicts with ``keys`` (item key -> memory key) added: those
+        asked now replacing what was there, each with the cases that used it."""
+        entries = {
+            Item(e["field"], e["expected"], e["actual"]).key: e
+            for e in recorded.get("verdicts", [])
+        }
+        for short, key in keys.items():
+            entry = entries.get(short)
+            if key in memory.new or entry is None:  # asked now, or pruned meanwhile
+                # (the values are JSON text, where a NUL is always escaped: the field
+                # path, which may hold one, is what precedes the last two)
+                path, expected, actual = short.rsplit("\x00", 2)
+                asked: RecordedVerdict = {
+                    "field": path,
+                    "expected": json.loads(expected),
+                    "actual": json.loads(actual),
+                    "verdict": int(memory.verdicts[key]),
+                }
+                if key in memory.reasons:
+                    asked["reason"] = memory.reasons[key]
+                if entry and "cases" in entry:
+                    asked["cases"] = entry["cases"]
+                entry = entries[short] = asked
+            cases = set(entry.get("cases", ())) | memory.cases.get(key, set())
+            if cases:
+                entry["cases"] = sorted(cases)
+        return {
+            "model": self.judge.model,
+            "prompt_file": self.judge.prompt_file or None,
+            "max_tokens": self.judge.max_tokens,
+            "verdicts": [entries[k] for k in sorted(entries)],
+        }
 
     def _read(self) -> Recording:
         return self.read_file(self.path)
@@ -267,7 +294,7 @@ def recorded_judge(probe: JudgeSettings, root: Path, what: str, model_env: str) 
             str(judge.get("model"))
             for fingerprint, judge in JudgmentFile.read_file(path).get("judges", {}).items()
             if isinstance(judge.get("model"), str)
-            and dataclasses.replace(probe, model=str(judge["model"])).fingerprint == fingerprint
+            and _of_model(probe, str(judge["model"]), fingerprint)
         }
     )
     if len(models) > 1:
@@ -278,6 +305,15 @@ def recorded_judge(probe: JudgeSettings, root: Path, what: str, model_env: str) 
             f"the others' verdicts with --jsonmatch-record='once prune'"
         )
     return dataclasses.replace(probe, model=models[0]) if models else probe
+
+
+def _of_model(probe: JudgeSettings, model: str, fingerprint: str) -> bool:
+    """Whether ``fingerprint`` is that of ``probe`` with ``model``, asked the pairs' question
+    or a rubric's."""
+    import dataclasses
+
+    judge = dataclasses.replace(probe, model=model)
+    return fingerprint in (judge.fingerprint, rubric_fingerprint(judge))
 
 
 def _checked(data: object) -> Recording:
@@ -301,6 +337,8 @@ def _check_verdict(entry: object) -> None:
         raise ValueError(f"a verdict of {value_kind(entry.get('verdict'))} at {field!r}")
     if "expected" not in entry or "actual" not in entry:
         raise ValueError(f"the verdict at {field!r} has no expected or actual value")
+    if not isinstance(entry.get("reason", ""), str):
+        raise ValueError(f"the reason of the verdict at {field!r} is not text")
     cases = entry.get("cases", [])
     if not (isinstance(cases, list) and all(isinstance(c, str) for c in cases)):
         raise ValueError(f"the cases of the verdict at {field!r}")

@@ -39,7 +39,7 @@ SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_opti
 CASE_KEYS = frozenset(
     {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
     | {"options", "marks", "repeat", "judge_labels"}
-).union(ALL_AGENT_KEYS, {"conversation", "tau2", "trace"})
+).union(ALL_AGENT_KEYS, {"conversation", "tau2", "rubric", "trace"})
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
 Source = Literal["actual", "actual_file", "input"]
@@ -377,10 +377,9 @@ class CaseFiles:
         if talk:
             agent, given = ConversationExpectations.with_input(data, said, layer.run_options)
         else:
-            if "tau2" in data:
-                raise said(
-                    "tau2", "tau2 scores a conversation as tau2-bench does: give conversation"
-                )
+            for key in ("tau2", "rubric"):
+                if key in data:
+                    raise said(key, ConversationExpectations.alone(key))
             agent = AgentExpectations.of_case(
                 data,
                 lambda key, why: where.error(lines.get(key, 1), name + why),

@@ -25,6 +25,10 @@ as one run, ``{"messages": [...], "state": ...}``: recorded as one, replayed as 
 turn by turn (engine/agents/conversation_scoring.py). Its recording is stale when a user
 turn of the script changes (the script is part of the case's input).
 
+``rubric:`` lists assertions in plain words ("the agent asked for the date before
+searching"), each judged over the whole transcript by the session's LLM judge
+(``jsonmatch_judge``), a row ``rubric[k]`` each, after the turns' and the state's rows.
+
 ``user:`` may name a Python function (``package.module:function``) instead of a script: it
 is called with the conversation so far (its messages, plain JSON) and returns the user's
 next message, or None to end the conversation; ``max_turns`` bounds it (10 by default).
@@ -61,7 +65,17 @@ class ConversationExpectations(Slotted):
     case (a :class:`ConversationScorer` built once for the settings it is scored with) and
     makes its output (:meth:`made`)."""
 
-    __slots__ = ("script", "user", "max_turns", "turns", "run_options", "state", "tau2", "_built")
+    __slots__ = (
+        "script",
+        "user",
+        "max_turns",
+        "turns",
+        "run_options",
+        "state",
+        "tau2",
+        "rubric",
+        "_built",
+    )
     _fields = __slots__[:-1]
     kind: AgentKind = "run"  # (a scrub reaches into it as into a run)
 
@@ -77,6 +91,7 @@ class ConversationExpectations(Slotted):
         self.script, self.user, self.max_turns = script, user, max_turns
         self.turns, self.run_options, self.state = turns, run_options, state
         self.tau2: object = None  # tau2-bench's evaluation criteria (None: not scored)
+        self.rubric: tuple[str, ...] | None = None  # assertions the judge holds it to
         self._built: tuple[str, dict[str, object], ConversationScorer] | None = None
 
     @classmethod
@@ -89,10 +104,9 @@ class ConversationExpectations(Slotted):
         """A case's conversation (None: the case holds none); each mistake ``error(key,
         message)``."""
         if "conversation" not in data:
-            if "tau2" in data:
-                raise error(
-                    "tau2", "tau2 scores a conversation as tau2-bench does: give conversation"
-                )
+            for key in ("tau2", "rubric"):
+                if key in data:
+                    raise error(key, cls.alone(key))
             return None
         for key in ("expected", "expected_calls", "expected_run", "actual", "actual_file", "trace"):
             if key in data:
@@ -111,10 +125,31 @@ class ConversationExpectations(Slotted):
             else:
                 made = cls._scripted(given, run_options, data.get("expected_state"))
             made.tau2 = data.get("tau2")
+        except ConfigError as exc:
+            raise error("conversation", f"conversation: {exc}") from None
+        if "rubric" in data:
+            from ..engine.agents.conversation_rubric import read_rubric
+
+            try:
+                made.rubric = read_rubric(data["rubric"])
+            except ConfigError as exc:
+                raise error("rubric", str(exc)) from None
+        try:
             made.scorer_for("field_f1", {})  # (its turns checked now, as a file's keys are)
         except ConfigError as exc:
             raise error("conversation", f"conversation: {exc}") from None
         return made
+
+    @staticmethod
+    def alone(key: str) -> str:
+        """What a case file is told of ``key`` (``tau2``, ``rubric``) given without a
+        conversation."""
+        if key == "tau2":
+            return "tau2 scores a conversation as tau2-bench does: give conversation"
+        return (
+            f"{key} holds assertions judged over a conversation's transcript: give conversation "
+            f"(a case's output is judged field by field: the semantic comparator)"
+        )
 
     @classmethod
     def with_input(
@@ -256,7 +291,9 @@ class ConversationExpectations(Slotted):
     def label(self, metric: str, expected: object) -> str:
         from ..engine.agents.conversation_scoring import conversation_label
 
-        return conversation_label(metric, self.state is not None, self.tau2 is not None)
+        return conversation_label(
+            metric, self.state is not None, self.tau2 is not None, self.rubric is not None
+        )
 
     def scored(
         self, output: object, expected: object, metric: str, options: Mapping[str, object]
@@ -277,7 +314,13 @@ class ConversationExpectations(Slotted):
         from ..engine.agents.conversation_scoring import ConversationScorer, expectations
 
         scorer = ConversationScorer(
-            expectations(self.turns), self.state, metric, self.run_options, options, self.tau2
+            expectations(self.turns),
+            self.state,
+            metric,
+            self.run_options,
+            options,
+            self.tau2,
+            self.rubric,
         )
         self._built = (metric, dict(options), scorer)
         return scorer
@@ -310,11 +353,13 @@ def _script_user(script: Sequence[str]) -> Callable[[list[JsonValue]], str | Non
 def _simulated_user(
     settings: Mapping[str, object] | None,
 ) -> Callable[[list[JsonValue]], str | None]:
-    """A user played by a model with these settings (made for one conversation)."""
+    """A user played by a model with these settings (made for one conversation), its
+    requests run as the judge's are (the session's judge runner, where it has one)."""
     from ..engine.agents.simulated_user import SimulatedUser
+    from ..engine.metrics import REGISTRY
 
     assert settings is not None
-    return SimulatedUser(settings)
+    return SimulatedUser(settings, through=REGISTRY.judge_through)
 
 
 def _named_user(spec: str | None) -> Callable[[list[JsonValue]], str | None]:

@@ -10,7 +10,9 @@ the agent's messages until the next user message). It is read once
 alone. Its rows take the turn's place in the table: ``turns[1].status``,
 ``turns[1].run[0].refund.order``; the state the conversation left is scored once, under
 ``state``. A turn the conversation never reached (the agent stopped answering, the user
-ended early) is scored as an empty turn: what it had to show is omitted.
+ended early) is scored as an empty turn: what it had to show is omitted. A rubric, where
+given, is judged over the whole transcript by the LLM judge, a row ``rubric[k]`` per
+assertion after every other part's (conversation_rubric.py).
 
 One score, as a run's: each part's headline weighted by its counted rows, so a conversation
 earns credit turn by turn instead of all or nothing; :attr:`ConversationResult.turn_scores`
@@ -21,12 +23,13 @@ threshold (docs/metrics.md, "A conversation: turn by turn").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..core.errors import ConfigError
 from ..core.values import MISSING
 from ..reading.agent_messages import ASSISTANT, USER, Conversation
 from ..results.field_results import (
+    BATCH_ERROR,
     MATCH,
     MISMATCH,
     OMISSION,
@@ -41,7 +44,11 @@ from ..results.field_results import (
 )
 from .agent_run import read_run
 from .agent_scorers import RunScorer
+from .conversation_rubric import RUBRIC, judge_of, judged, read_rubric, rubric_rows
 from .run_paths import placed, under
+
+if TYPE_CHECKING:
+    from ..judge import Judgment, SemanticJudge
 
 TURNS = "turns"
 TAU2_METRIC = "tau2"  # (the comparator of tau2-bench's rows, and its part's metric)
@@ -82,9 +89,11 @@ def turns_of(conversation: Conversation) -> list[Conversation]:
 class ConversationScorer:
     """One conversation case's scorer, made once for its turns' expectations, its end state
     and its settings: a run's scorer for each turn that expects something, one for the
-    state; :meth:`scored` reads a conversation once and scores every turn from it."""
+    state; :meth:`scored` reads a conversation once and scores every turn from it. A
+    ``rubric`` is judged by ``judge`` (conversation_rubric.judge_of: None, the configured
+    judge, found when the conversation is scored)."""
 
-    __slots__ = ("metric", "turns", "state", "tau2", "expected_state")
+    __slots__ = ("metric", "turns", "state", "tau2", "expected_state", "rubric", "judge")
 
     def __init__(
         self,
@@ -94,6 +103,8 @@ class ConversationScorer:
         run_options: Mapping[str, object] | None,
         options: Mapping[str, object],
         tau2: object = None,
+        rubric: object = None,
+        judge: object = None,
     ) -> None:
         self.metric = metric
         self.turns: list[RunScorer | None] = []
@@ -115,16 +126,26 @@ class ConversationScorer:
         )
         self.expected_state = expected_state
         self.tau2 = None if tau2 is None else _tau2_criteria(tau2)
-        if self.state is None and self.tau2 is None and all(t is None for t in self.turns):
+        self.rubric = None if rubric is None else read_rubric(rubric)
+        self.judge = judge
+        if (
+            self.state is None
+            and self.tau2 is None
+            and self.rubric is None
+            and all(t is None for t in self.turns)
+        ):
             raise ConfigError(
                 "a conversation is scored against what its turns show (expected, "
-                "expected_run) or the state it leaves (expected_state): give at least one"
+                "expected_run), a rubric or the state it leaves (expected_state): give at "
+                "least one"
             )
 
     def label(self) -> str:
         """The comparison's metric, as its result names it: ``field_f1+turns+state``
         (``+tau2`` where tau2-bench's verdict is scored too)."""
-        return conversation_label(self.metric, self.state is not None, self.tau2 is not None)
+        return conversation_label(
+            self.metric, self.state is not None, self.tau2 is not None, self.rubric is not None
+        )
 
     def scored(self, actual: object) -> MatchResult:
         """The conversation ``actual`` scored: every expected turn, then its end state."""
@@ -159,9 +180,31 @@ class ConversationScorer:
             parts += [Part("state", state.score, list(state.fields), self.metric)]
             floors += state.floor_failures
         if self.tau2 is not None:
-            rows = tau2_rows(self.tau2, run, self.expected_state)
+            nl = self._nl_judged(actual)
+            rows = tau2_rows(self.tau2, run, self.expected_state, nl)
             parts.append(Part("tau2", f_beta(*precision_recall(rows)), rows, TAU2_METRIC))
+        if self.rubric is not None:
+            rows = rubric_rows(self.rubric, judged(self.rubric, actual, self._judge("rubric")))
+            parts.append(Part("rubric", f_beta(*precision_recall(rows)), rows, RUBRIC))
         return ConversationResult(combined(parts, None, tuple(floors), self.label()), tuple(scores))
+
+    def _judge(self, what: str) -> SemanticJudge:
+        """The judge asked about the transcript (ConfigError under ``what`` where none is)."""
+        try:
+            return judge_of(self.judge)
+        except ConfigError as exc:
+            raise ConfigError(f"{what}: {exc}") from None
+
+    def _nl_judged(self, actual: object) -> list[Judgment] | None:
+        """tau2-bench's NL assertions judged over the transcript where its reward needs them
+        (NL_ASSERTION in the basis: tau2-bench's evaluation type ALL judges them only then);
+        None: not judged."""
+        from .tau2_reward import NL_ASSERTION, tau2_criteria
+
+        read = tau2_criteria(self.tau2)
+        if not read.nl_assertions or NL_ASSERTION not in read.basis:
+            return None
+        return judged(read.nl_assertions, actual, self._judge("tau2"))
 
 
 def _turn_row(fr: FieldResult, prefix: str) -> FieldResult:
@@ -173,10 +216,11 @@ def _turn_row(fr: FieldResult, prefix: str) -> FieldResult:
     return row._replace(actual_path=fr.actual_path)
 
 
-def conversation_label(metric: str, state: bool, tau2: bool) -> str:
-    """A conversation's metric label: the answer's metric, ``turns``, then ``state`` and
-    ``tau2`` where given (``field_f1+turns+state+tau2``)."""
-    return "+".join([metric, TURNS, *(["state"] if state else []), *(["tau2"] if tau2 else [])])
+def conversation_label(metric: str, state: bool, tau2: bool, rubric: bool = False) -> str:
+    """A conversation's metric label: the answer's metric, ``turns``, then ``state``,
+    ``tau2`` and ``rubric`` where given (``field_f1+turns+state+tau2+rubric``)."""
+    given = [("state", state), ("tau2", tau2), (RUBRIC, rubric)]
+    return "+".join([metric, TURNS, *(name for name, there in given if there)])
 
 
 def _tau2_criteria(given: object) -> object:
@@ -190,32 +234,46 @@ def _tau2_criteria(given: object) -> object:
     return given
 
 
-def tau2_rows(criteria: object, run: Conversation, expected_state: object) -> list[FieldResult]:
+def tau2_rows(
+    criteria: object,
+    run: Conversation,
+    expected_state: object,
+    nl: Sequence[Judgment] | None = None,
+) -> list[FieldResult]:
     """tau2-bench's verdict on the conversation ``run`` as rows under ``tau2``: its reward
     (``tau2.reward``: a match where it is 1, as tau2-bench passes a task), then each
     component's checks: the database (``tau2.db``), each expected action
     (``tau2.actions[k].NAME``), each piece of information to communicate
-    (``tau2.communicate[k]``), each NL assertion (skipped: no judge reads them here)."""
+    (``tau2.communicate[k]``), each NL assertion (``tau2.nl_assertions[k]``: the judge's
+    verdict ``nl`` where the reward needs it, else skipped). A reward that needs an
+    assertion the judge left undecided is undecided too (``batch_error``)."""
     from .tau2_reward import tau2_reward
 
+    met = None if nl is None else [j.holds for j in nl]
     try:
-        got = tau2_reward(run, criteria, run.state, expected_state)
+        got = tau2_reward(run, criteria, run.state, expected_state, met)
     except ConfigError as exc:
         raise ConfigError(f"tau2: {exc}") from None
     said = ", ".join(f"{k} {v:g}" for k, v in got.breakdown.items())
     passed = got.reward == 1.0
-    rows = [
-        FieldResult(
-            "tau2.reward",
-            MATCH if passed else MISMATCH,
-            1.0 if passed else 0.0,
-            1.0,
-            got.reward,
-            TAU2_METRIC,
-            f"reward over {said or 'no component'}",
-            "tau2.reward",
+    reward = FieldResult(
+        "tau2.reward",
+        MATCH if passed else MISMATCH,
+        1.0 if passed else 0.0,
+        1.0,
+        got.reward,
+        TAU2_METRIC,
+        f"reward over {said or 'no component'}",
+        "tau2.reward",
+    )
+    if got.undecided:
+        reward = reward._replace(
+            status=BATCH_ERROR,
+            score=0.0,
+            actual=MISSING,
+            reason="undecided: the judge left an NL assertion the reward needs undecided",
         )
-    ]
+    rows = [reward]
     if got.db is not None:
         rows.append(
             _check("tau2.db", "tau2.db", got.db, True, got.db, "the end state against the expected")
@@ -245,18 +303,24 @@ def tau2_rows(criteria: object, run: Conversation, expected_state: object) -> li
             )
         )
     for k, assertion in enumerate(got.nl_assertions):
-        rows.append(
-            FieldResult(
-                f"tau2.nl_assertions[{k}]",
-                SKIPPED,
-                0.0,
-                assertion.assertion,
-                MISSING,
-                TAU2_METRIC,
-                "not evaluated: an NL assertion needs tau2-bench's judge",
-                "tau2.nl_assertions[]",
+        path = f"tau2.nl_assertions[{k}]"
+        if nl is None:
+            rows.append(
+                FieldResult(
+                    path,
+                    SKIPPED,
+                    0.0,
+                    assertion.assertion,
+                    MISSING,
+                    TAU2_METRIC,
+                    "not evaluated: NL_ASSERTION is not in the task's reward_basis (tau2-bench "
+                    "judges them only then; give them as rubric: to have them judged)",
+                    "tau2.nl_assertions[]",
+                )
             )
-        )
+            continue
+        row = rubric_rows([assertion.assertion], [nl[k]])[0]
+        rows.append(row._replace(path=path, field_path="tau2.nl_assertions[]"))
     return rows
 
 
@@ -287,6 +351,9 @@ def match_conversation(
     expected_state: object = None,
     metric: str = "field_f1",
     run_options: Mapping[str, object] | None = None,
+    *,
+    rubric: Sequence[str] | None = None,
+    judge: object = None,
     **options: object,
 ) -> MatchResult:
     """Score a conversation (``actual``: a run's messages, several user turns, in any vendor
@@ -297,11 +364,15 @@ def match_conversation(
     the ``trajectory`` metric with ``run_options``), either left out where that turn is not
     scored on it. ``expected_state``: the state the conversation leaves.
 
-    The result's rows are each turn's under ``turns[k]`` and the state's under ``state``;
-    its metric ``"<metric>+turns"`` (``+state``); its score the parts' scores weighted by
-    their counted rows."""
+    ``rubric``: assertions in plain words, each judged over the whole transcript by
+    ``judge`` (a ``SemanticJudge``, a ``JudgeSettings`` or their text form; None: the judge
+    ``configure_judge`` set), a row ``rubric[k]`` each.
+
+    The result's rows are each turn's under ``turns[k]``, the state's under ``state`` and
+    the rubric's under ``rubric``; its metric ``"<metric>+turns"`` (``+state``,
+    ``+rubric``); its score the parts' scores weighted by their counted rows."""
     return ConversationScorer(
-        expectations(turns), expected_state, metric, run_options, options
+        expectations(turns), expected_state, metric, run_options, options, None, rubric, judge
     ).scored(actual)
 
 

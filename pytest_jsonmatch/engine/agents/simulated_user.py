@@ -3,6 +3,11 @@ for the user's next message through an OpenAI-compatible endpoint (the judge's t
 one request, the key read from the variable ``key_env`` names), until it says its stop
 signal or the turn limit comes.
 
+Its requests keep the judge's rules: where a layer runs the judge's requests (``through``:
+a pytest session's judge runner, its concurrency, rate limit shared by xdist's workers,
+timeout and retries after ``Retry-After``), the simulated user's go through it too, beside
+the judge's; where none does, each is retried as the judge retries its own (sending.py).
+
 What the simulated user says is checked against its instructions before the agent sees it,
 by rules: it must not reveal what they withhold (``withhold``: each text, found in its
 message whatever its case), must not end the conversation before ``min_turns`` user
@@ -25,7 +30,7 @@ from typing import Final
 from ..core.errors import ConfigError, JsonMatchError, did_you_mean
 from ..core.values import JsonValue
 from ..judge.judge_settings import check_key_env
-from ..judge.messages import JudgeReply, JudgeRequest
+from ..judge.messages import JudgeReply, JudgeRequest, Through
 
 STOP: Final = "###STOP###"  # the stop signal a simulated user says unless told another
 # the keys of a simulated user's settings
@@ -67,12 +72,15 @@ class SimulatedUser:
     """A user played by a model, its settings read and checked once (``settings``, a case
     file's ``simulated:`` mapping); called with the conversation so far, it gives the
     user's next message or None (it said its stop signal). ``transport`` sends one
-    request (the judge's HTTP transport unless given)."""
+    request (the judge's HTTP transport unless given); ``through`` runs it (the layer that
+    runs the judge's requests, ``through(request, transport)``; None: sent with the judge's
+    own retries)."""
 
     def __init__(
         self,
         settings: Mapping[str, object],
         transport: Callable[[JudgeRequest], JudgeReply] | None = None,
+        through: Through | None = None,
     ) -> None:
         unknown = sorted(set(settings) - KEYS)
         if unknown:
@@ -140,7 +148,7 @@ class SimulatedUser:
         if not isinstance(check, bool):
             raise ConfigError("simulated: check_facts must be true or false")
         self.check_facts = check
-        self.transport = transport
+        self.transport, self.through = transport, through
 
     def __call__(self, messages: Sequence[JsonValue]) -> str | None:
         """The user's next message in the conversation ``messages`` (None: it ended it)."""
@@ -248,7 +256,15 @@ class SimulatedUser:
             from ..judge.http_transport import HttpTransport
 
             transport = HttpTransport()
-        return transport(request)
+        from ..judge.sending import JudgeUnavailable, send_with_retries
+
+        try:
+            if self.through is not None:
+                return self.through(request, transport)
+            return send_with_retries(transport, request)
+        except JudgeUnavailable as exc:  # (its words name a judge: this is the user's model)
+            said = str(exc).removeprefix("judge ")
+            raise JudgeUnavailable(f"the simulated user's model {said}") from None
 
 
 def _setting(settings: Mapping[str, object], key: str) -> str:

@@ -7,11 +7,13 @@ assertions an LLM judges (``NL_ASSERTION``). The task's ``reward_basis`` names t
 whose product is the reward. Each rule below names the file and function of tau2-bench it
 follows; docs/metrics.md ("tau2-bench's reward") lists them all.
 
-Three things tau2-bench does cannot be done here, and are said where they apply: no
+Two things tau2-bench does cannot be done here, and are said where they apply: no
 environment is replayed (the DB check compares the state the agent left with the state the
-gold actions leave, both given as JSON), no LLM judges the NL assertions (not evaluated; a
-reward that needs them is a ConfigError), and a tool call a user message makes is not read
-(the conversation's reader keeps the assistant's calls).
+gold actions leave, both given as JSON), and a tool call a user message makes is not read
+(the conversation's reader keeps the assistant's calls). The NL assertions are judged by
+the caller's LLM judge where the reward needs them (``nl_met``: a conversation case asks
+the judge its rubric is asked of, conversation_rubric.py); without its verdicts a reward
+that needs them is a ConfigError.
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ class InfoCheck(NamedTuple):
 
 
 class AssertionCheck(NamedTuple):
-    """One NL assertion as the task gives it; ``met`` is None: not evaluated (tau2-bench
-    asks an LLM judge, which this module does not run)."""
+    """One NL assertion as the task gives it, and whether the judge found it ``met`` (None:
+    not evaluated, or the judge left it undecided)."""
 
     assertion: str
     met: bool | None = None
@@ -73,7 +75,9 @@ class Tau2Reward(NamedTuple):
     not evaluated), one check per expected action (``actions``), per ``communicate_info``
     string (``communicate``) and per NL assertion (``nl_assertions``, never evaluated),
     ``basis`` (the task's ``reward_basis``), ``breakdown`` (each component of the basis and
-    what it gave) and ``notes`` (what was not evaluated, and why)."""
+    what it gave) and ``notes`` (what was not evaluated, and why). ``undecided``: the
+    reward needs an NL assertion the judge left undecided (its ``reward`` is then 0.0 and
+    is no verdict)."""
 
     reward: float
     db: bool | None
@@ -83,6 +87,7 @@ class Tau2Reward(NamedTuple):
     basis: tuple[str, ...]
     breakdown: Mapping[str, float]
     notes: tuple[str, ...] = ()
+    undecided: bool = False
 
 
 class Tau2Action(NamedTuple):
@@ -113,13 +118,18 @@ def tau2_reward(
     criteria: object,
     end_state: object = None,
     expected_state: object = None,
+    nl_met: Sequence[bool | None] | None = None,
 ) -> Tau2Reward:
     """tau2-bench's reward for ``conversation`` (a Conversation, or anything ``read_run``
     reads) under ``criteria`` (a task's ``evaluation_criteria``, as its JSON file gives it).
     ``end_state`` is the state the agent left (None: the conversation's own state, if any),
     ``expected_state`` the state the task's actions leave; both are read by ``read_state``.
+    ``nl_met``: an LLM judge's verdict on each NL assertion, in order (True, False, None:
+    undecided), asked by the caller where the reward needs them (``NL_ASSERTION`` in the
+    basis: tau2-bench's evaluation type ``ALL`` judges them only then); None: not judged.
     ConfigError where the criteria are malformed (naming the key) or where the reward needs
-    what this module cannot evaluate (the states, env assertions, NL assertions)."""
+    what this module cannot evaluate (the states, env assertions, NL assertions not
+    judged)."""
     read = tau2_criteria(criteria)
     if not isinstance(conversation, Conversation):
         conversation = read_run(conversation)
@@ -130,28 +140,51 @@ def tau2_reward(
     db, env = _environment(read, end_state, expected_state, notes)
     actions = _actions_checked(conversation, read.actions or ())
     communicate = _communicated(conversation, read.communicate_info or ())
-    nl = tuple(AssertionCheck(text) for text in read.nl_assertions or ())
-    if nl:
-        notes.append(f"{NL_ASSERTION}: {len(nl)} assertion(s) not evaluated (no LLM judge)")
-        if NL_ASSERTION in basis:
-            raise ConfigError(
-                f"{key_segment(ROOT, 'reward_basis')} holds {NL_ASSERTION} and the task gives "
-                f"{len(nl)} NL assertion(s): tau2-bench asks an LLM judge for them, which this "
-                f"reward does not run"
-            )
+    nl = _nl_checked(read.nl_assertions or (), nl_met, NL_ASSERTION in basis, notes)
     # evaluator.py, evaluate_simulation (EvaluationType.ALL): each component gives 1.0 where
     # its list is empty or absent, else 1.0 when every check holds; the reward multiplies
     # those of the basis, DB and ENV_ASSERTION through the environment's one reward
+    # (evaluator_nl_assertions.py: 1.0 when every assertion is met; with none, 1.0)
+    undecided = NL_ASSERTION in basis and any(c.met is None for c in nl)
     given = {
         ACTION: 1.0 if all(check.matched for check in actions) else 0.0,
         COMMUNICATE: 1.0 if all(check.found for check in communicate) else 0.0,
-        NL_ASSERTION: 1.0,  # (none to judge: a basis needing a verdict was refused above)
+        NL_ASSERTION: 1.0 if all(check.met for check in nl) else 0.0,
     }
     breakdown = {name: env[name] if name in env else given[name] for name in read.basis}
     reward = 1.0
     for value in breakdown.values():  # (a name the basis repeats counts once, as in tau2's set)
         reward *= value
-    return Tau2Reward(reward, db, actions, communicate, nl, read.basis, breakdown, tuple(notes))
+    return Tau2Reward(
+        reward, db, actions, communicate, nl, read.basis, breakdown, tuple(notes), undecided
+    )
+
+
+def _nl_checked(
+    texts: Sequence[str], met: Sequence[bool | None] | None, needed: bool, notes: list[str]
+) -> tuple[AssertionCheck, ...]:
+    """Each NL assertion with the judge's verdict where the reward needs them (``needed``:
+    NL_ASSERTION in the basis); tau2-bench's ``ALL`` judges none otherwise, and neither does
+    this (a note says so). Needed and not judged: a ConfigError."""
+    if not texts:
+        return ()
+    if not needed:
+        notes.append(
+            f"{NL_ASSERTION}: {len(texts)} assertion(s) not evaluated ({NL_ASSERTION} is not in "
+            f"the reward_basis: tau2-bench's evaluation type ALL does not judge them)"
+        )
+        return tuple(AssertionCheck(text) for text in texts)
+    if met is None:
+        raise ConfigError(
+            f"{key_segment(ROOT, 'reward_basis')} holds {NL_ASSERTION} and the task gives "
+            f"{len(texts)} NL assertion(s): tau2-bench asks an LLM judge for them; give the "
+            f"judge's verdicts (nl_met), or score the conversation with a judge configured"
+        )
+    if len(met) != len(texts):
+        raise ConfigError(
+            f"nl_met gives {len(met)} verdict(s) for the task's {len(texts)} NL assertion(s)"
+        )
+    return tuple(AssertionCheck(text, verdict) for text, verdict in zip(texts, met))
 
 
 def tau2_criteria(criteria: object) -> Tau2Criteria:

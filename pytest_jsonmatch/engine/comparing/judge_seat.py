@@ -81,6 +81,12 @@ class JudgeSeat:
         self._judge = None
 
     @property
+    def judge_through(self) -> Through | None:
+        """The layer that runs the judge's requests (its runner: ``run_judge_through``), which
+        other requests of the judge's kind join (a simulated user's); None: none does."""
+        return self._judge_through
+
+    @property
     def judge(self) -> SemanticJudge | None:
         """The judge the ``semantic`` comparator asks (None: none is configured); made on
         first use, kept until the judge is configured again."""

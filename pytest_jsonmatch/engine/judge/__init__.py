@@ -13,6 +13,7 @@ and functions through small protocols (batching.py, semantic.py), never naming t
 |---------------------|-------------------------------------------------------------------|
 | batching.py         | a record's batch-comparator fields, gathered and asked in one call |
 | semantic.py         | ``SemanticJudge``: memory, requests of ``batch`` items, figures    |
+| rubric.py           | a rubric's assertions judged over a transcript, with reasons      |
 | judge_settings.py   | ``JudgeSettings`` and their text form                             |
 | prompt.py           | the default prompt, the items written into it                     |
 | verdicts.py         | a reply read into one verdict (or reason) per item                |
@@ -50,6 +51,9 @@ _NAMES = {
     "Transport": "messages",
     "Item": "prompt",
     "SemanticJudge": "semantic",
+    "Judgment": "rubric",
+    "judge_rubric": "rubric",
+    "rubric_fingerprint": "rubric",
     "JudgeUnavailable": "sending",
 }
 __all__ = sorted(_NAMES)
@@ -68,6 +72,9 @@ if TYPE_CHECKING:  # the same names for type checkers
     from .messages import Through as Through
     from .messages import Transport as Transport
     from .prompt import Item as Item
+    from .rubric import Judgment as Judgment
+    from .rubric import judge_rubric as judge_rubric
+    from .rubric import rubric_fingerprint as rubric_fingerprint
     from .semantic import SemanticJudge as SemanticJudge
     from .sending import JudgeUnavailable as JudgeUnavailable
 

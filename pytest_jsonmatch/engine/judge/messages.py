@@ -7,13 +7,16 @@ response read into a reply. The transports (judge_http.py, or a user's) and the 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.errors import ComparatorError, shown
 from ..core.masking import without_userinfo
 from ..core.values import JsonObject
+
+if TYPE_CHECKING:
+    from .prompt import Item
 
 # The most one request to the judge may carry (4 MiB of JSON): a prompt template that
 # repeats {pairs}, or a batch of long values, is refused before anything is sent, not sent
@@ -67,6 +70,18 @@ Transport = Callable[[JudgeRequest], JudgeReply]
 # how a layer runs a request: given the request and the transport, it returns the reply
 # (raising when it gave up); ``attempts`` is read from the error when it has one
 Through = Callable[[JudgeRequest, Transport], JudgeReply]
+
+
+class Form(Protocol):
+    """Another question the judge's model is asked than whether two values mean the same
+    (a conversation's rubric: rubric.py): the ``fingerprint`` its verdicts are kept and
+    recorded under, the prompt that asks about some items, and the reply read into a
+    verdict and the judge's reason per item, or why an item has none."""
+
+    @property
+    def fingerprint(self) -> str: ...
+    def prompt(self, items: Sequence[Item]) -> str: ...
+    def read(self, reply: JudgeReply, count: int) -> list[float | tuple[float, str] | str]: ...
 
 
 def reply_from_json(payload: Any) -> JudgeReply:

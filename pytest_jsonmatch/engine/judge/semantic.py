@@ -40,7 +40,7 @@ from ..core.values import JsonValue
 from .figures import JudgeFigures
 from .judge_settings import JudgeSettings
 from .memory import Memory
-from .messages import MAX_REQUEST_BYTES, JudgeReply, JudgeRequest, Through, Transport
+from .messages import MAX_REQUEST_BYTES, Form, JudgeReply, JudgeRequest, Through, Transport
 from .prompt import PAIRS, Item, field_path, render_items, render_prompt
 from .sending import failure_text, is_unreachable, send_with_retries
 from .verdicts import read_verdicts
@@ -66,8 +66,9 @@ class _Call:
     answers (``waiting``), the items this call asks (``pending``), those another call is
     asking for now (``elsewhere``) and the keys answered from memory (``touched``)."""
 
-    prefix: str  # the judge's fingerprint: every item key starts with it
+    prefix: str  # the judge's fingerprint (its form's): every item key starts with it
     out: list[float | ComparatorError | None]
+    form: Form | None = None  # what is asked and how the reply reads (None: the pairs' form)
     waiting: dict[str, list[int]] = field(default_factory=dict)
     pending: list[Item] = field(default_factory=list)
     elsewhere: dict[str, tuple[Item, threading.Event]] = field(default_factory=dict)
@@ -123,8 +124,15 @@ class SemanticJudge:
             self.transport = HttpTransport()
         return self.transport
 
-    def __call__(self, items: Sequence[Judged]) -> list[float | ComparatorError]:
-        call = _Call(self.settings.fingerprint + "\x00", [None] * len(items))
+    def __call__(
+        self, items: Sequence[Judged], form: Form | None = None
+    ) -> list[float | ComparatorError]:
+        """A verdict per item (or why it has none). ``form``: another question asked of the
+        same model, endpoint, runner and memory (a conversation's rubric: judge/rubric.py),
+        its verdicts kept under its own fingerprint and each with the judge's reason
+        (``Memory.reasons``); None: whether two values mean the same thing."""
+        prefix = (self.settings.fingerprint if form is None else form.fingerprint) + "\x00"
+        call = _Call(prefix, [None] * len(items), form=form)
         with self._lock:
             for n, batch_item in enumerate(items):
                 self._sort(call, n, batch_item)
@@ -144,7 +152,7 @@ class SemanticJudge:
         """Item ``n`` answered at once (equal values, a verdict in memory), or left for this
         call to ask, or for the call already asking it (the caller holds the lock)."""
         e, a = batch_item.expected_compared, batch_item.actual_compared
-        if type(e) is type(a) and e == a:
+        if call.form is None and type(e) is type(a) and e == a:
             call.out[n] = 1.0
             self._count(JudgeFigures(equal=1))
             return
@@ -207,14 +215,17 @@ class SemanticJudge:
         size = self.settings.batch
         for start in range(0, len(pending), size):
             chunk = pending[start : start + size]
-            for item, verdict in zip(chunk, self._ask(chunk)):
+            for item, verdict in zip(chunk, self._ask(chunk, call.form)):
                 key = call.prefix + item.key
-                if isinstance(verdict, float):
+                if isinstance(verdict, (float, tuple)):
+                    score = verdict if isinstance(verdict, float) else verdict[0]
                     with self._lock:
-                        self.memory.verdicts[key] = verdict
+                        self.memory.verdicts[key] = score
                         self.memory.used.add(key)
                         self.memory.new.add(key)
-                    answer: float | ComparatorError = verdict
+                        if isinstance(verdict, tuple) and verdict[1]:
+                            self.memory.reasons[key] = verdict[1]
+                    answer: float | ComparatorError = score
                 else:
                     answer = ComparatorError(masked(f"{self.name}: {verdict}"))
                 for n in call.waiting[key]:
@@ -227,15 +238,18 @@ class SemanticJudge:
                 if event is not None:
                     event.set()
 
-    def _ask(self, chunk: list[Item]) -> list[float | str]:
-        """One request for ``chunk``: a verdict or a reason per item."""
+    def _ask(
+        self, chunk: list[Item], form: Form | None = None
+    ) -> Sequence[float | tuple[float, str] | str]:
+        """One request for ``chunk``: a verdict (with its reason, in a form that asks for
+        one) or why it has none, per item."""
         if self.down is not None:
             # an item whose own request failed keeps that reason, asked again or not
             return [self.failed.get(i.key, f"not asked: {self.down}") for i in chunk]
-        too_large = self._too_large(chunk)
+        too_large = self._too_large(chunk) if form is None else self._form_too_large(chunk, form)
         if too_large is not None:
             return [too_large] * len(chunk)
-        request = self._request(chunk)
+        request = self._request(chunk, form)
         started = time.perf_counter()
         try:
             reply = self._sent(request)
@@ -245,12 +259,14 @@ class SemanticJudge:
         if not isinstance(reply, JudgeReply):
             return [f"the transport returned {type(reply).__name__}, not a JudgeReply"] * len(chunk)
         self._count_reply(reply, len(chunk), started)
+        if form is not None:
+            return form.read(reply, len(chunk))
         return read_verdicts(reply, len(chunk))
 
-    def _request(self, chunk: list[Item]) -> JudgeRequest:
+    def _request(self, chunk: list[Item], form: Form | None = None) -> JudgeRequest:
         """The request that asks for ``chunk``'s verdicts."""
         s = self.settings
-        prompt = render_prompt(s.prompt, chunk)
+        prompt = render_prompt(s.prompt, chunk) if form is None else form.prompt(chunk)
         return JudgeRequest(
             s.model, prompt, len(chunk), s.endpoint, s.key_env, s.max_tokens, s.timeout
         )
@@ -304,6 +320,17 @@ class SemanticJudge:
             for item in chunk:
                 self.failed[item.key] = reason
         return reason
+
+    def _form_too_large(self, chunk: list[Item], form: Form) -> str | None:
+        """Why ``chunk``'s request in ``form`` is not sent: its prompt would carry more than
+        ``MAX_REQUEST_BYTES`` (a form's prompt holds its items once: built, then measured)."""
+        size = len(form.prompt(chunk).encode())
+        if size <= MAX_REQUEST_BYTES:
+            return None
+        return (
+            f"the request was not sent: its prompt would be {size:,} bytes, more than the "
+            f"{MAX_REQUEST_BYTES:,} a judge request may carry ({len(chunk)} items)"
+        )
 
     def _too_large(self, chunk: list[Item]) -> str | None:
         """Why ``chunk``'s request is not sent when it would carry more than

@@ -202,12 +202,18 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
 
 
 # which part of an agent's output a part of a result scores: its answer, one reply's calls,
-# a run's trajectory, the end state the run left, a conversation's tau2-bench verdict (in
-# this order where several are given)
-PartName = Literal["answer", "calls", "trajectory", "state", "tau2"]
+# a run's trajectory, the end state the run left, a conversation's tau2-bench verdict and
+# its rubric judged over the transcript (in this order where several are given)
+PartName = Literal["answer", "calls", "trajectory", "state", "tau2", "rubric"]
 PART_NAMES: tuple[PartName, ...] = get_args(PartName)
 # what a part other than the answer is called in the label of a result made of parts
-_LABEL_WORDS = {"calls": "tool_calls", "trajectory": "trajectory", "state": "state", "tau2": "tau2"}
+_LABEL_WORDS = {
+    "calls": "tool_calls",
+    "trajectory": "trajectory",
+    "state": "state",
+    "tau2": "tau2",
+    "rubric": "rubric",
+}
 
 
 def parts_label(names: Iterable[PartName], answer_metric: str) -> str:

@@ -127,8 +127,8 @@ def _row_groups(
         found = TURN_ROW.match(path)
         if found is not None:
             key: int | str = int(found.group(1))
-        elif path.startswith(("state.", "state[", "tau2.")) or path == "state":
-            key = "state"  # (the whole conversation's rows: its end state, tau2-bench's)
+        elif path.startswith(("state.", "state[", "tau2.", "rubric[")) or path == "state":
+            key = "state"  # (the whole conversation's rows: its end state, tau2-bench's, rubric)
         else:
             return None
         if key != last:
@@ -228,10 +228,11 @@ TRANSCRIPT_SCRIPT = r"""
       var after = rows.slice(t[2][0], t[2][1]);
       var whole = after.some(function (tr) {
         var cell = tr.querySelector("td.path");
-        return cell !== null && cell.textContent.indexOf("tau2.") === 0;
+        return cell !== null && (cell.textContent.indexOf("tau2.") === 0 ||
+          cell.textContent.indexOf("rubric[") === 0);
       });
-      state.appendChild(node("h4", "", whole ? "after the last turn: the end state and " +
-        "tau2-bench's verdict" : "end state"));
+      state.appendChild(node("h4", "", whole ? "after the last turn: the whole " +
+        "conversation's rows (end state, tau2-bench's verdict, rubric)" : "end state"));
       state.appendChild(fieldTable(after));
       box.appendChild(state);
     }

@@ -147,8 +147,8 @@ def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bo
     """Whether ``parts`` are a conversation's (engine/agents/conversation_scoring.py): each
     turn's parts, each naming its turn, named once within it and in the order of
     PART_NAMES, every row of each under that turn's ``turns[k]``, the turns in order; then
-    at most one ``state`` part and one ``tau2`` part, in that order, of no turn and their
-    rows under none."""
+    at most one ``state`` part, one ``tau2`` part and one ``rubric`` part, in that order,
+    of no turn and their rows under none."""
     from ...engine.agents.conversation_scoring import TURNS
 
     def turn(path: str) -> int | None:
@@ -162,7 +162,7 @@ def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bo
     for part in parts:
         mine, start = rows[start : start + part.rows], start + part.rows
         turns, rank = {turn(fr.path) for fr in mine}, PART_NAMES.index(part.name)
-        if part.name in ("state", "tau2"):  # (the whole conversation's: after its turns)
+        if part.name in ("state", "tau2", "rubric"):  # (the whole conversation's: last)
             if part.turn is not None or turns - {None}:
                 return False  # the state's rows are under no turn
             placed.append((math.inf, rank))

@@ -289,7 +289,10 @@ def test_nl_assertions_are_not_evaluated() -> None:
     )
     assert result.nl_assertions == (AssertionCheck(assertion, None),)
     assert result.reward == 1.0  # NL_ASSERTION is not in the basis [DB, COMMUNICATE]
-    assert result.notes == ("NL_ASSERTION: 1 assertion(s) not evaluated (no LLM judge)",)
+    assert result.notes == (
+        "NL_ASSERTION: 1 assertion(s) not evaluated (NL_ASSERTION is not in the reward_basis: "
+        "tau2-bench's evaluation type ALL does not judge them)",
+    )
     # in the basis with none to judge: 1.0, as tau2 gives for an empty list
     none = _criteria(nl_assertions=None, reward_basis=["NL_ASSERTION"])
     assert tau2_reward(_conversation(), none).reward == 1.0
@@ -301,7 +304,8 @@ def test_a_basis_that_needs_what_is_not_evaluated_is_refused() -> None:
         tau2_reward(_conversation(), nl)
     assert str(caught.value) == (
         "evaluation_criteria.reward_basis holds NL_ASSERTION and the task gives 1 NL "
-        "assertion(s): tau2-bench asks an LLM judge for them, which this reward does not run"
+        "assertion(s): tau2-bench asks an LLM judge for them; give the judge's verdicts "
+        "(nl_met), or score the conversation with a judge configured"
     )
     env = _criteria(
         env_assertions=[{"env_type": "user", "func_name": "assert_ok", "arguments": {}}]

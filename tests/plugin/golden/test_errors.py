@@ -18,13 +18,13 @@ pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 CASE_KEYS = (
     "actual, actual_file, call_options, conversation, description, expected, expected_calls, expected_run, "
-    "expected_state, id, input, judge_labels, marks, metric, options, repeat, run_options, "
-    "schema, tau2, threshold, trace"
+    "expected_state, id, input, judge_labels, marks, metric, options, repeat, rubric, "
+    "run_options, schema, tau2, threshold, trace"
 )
 LIST_CASE_KEYS = (
     "actual, actual_file, call_options, conversation, description, expected, expected_calls, expected_run, "
-    "expected_state, id, input, judge_labels, marks, metric, options, repeat, run_options, "
-    "tau2, threshold, trace"
+    "expected_state, id, input, judge_labels, marks, metric, options, repeat, rubric, "
+    "run_options, tau2, threshold, trace"
 )
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
@@ -75,8 +75,8 @@ ERRORS = [
         "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
         "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold' (did you mean 'threshold'?); known keys: actual, actual_file, "
         "call_options, conversation, description, expected, expected_calls, expected_run, expected_state, "
-        "id, input, judge_labels, marks, metric, options, repeat, run_options, tau2, threshold, "
-        "trace",
+        "id, input, judge_labels, marks, metric, options, repeat, rubric, run_options, tau2, "
+        "threshold, trace",
     ),
     (
         "unknown-file-key",
