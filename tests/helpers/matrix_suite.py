@@ -9,7 +9,7 @@ named targets, ``base`` the reference) holds the model comparison.
 Each kind has a case that passes and one that fails in part (a score strictly between 0 and
 1), so that every figure compared is one a wrong merge, replay or rendering would change.
 
-The trace kind's cases read their runs from one trace file beside them, which ``build``
+The trace kinds' cases read their runs from one trace file beside them, which ``build``
 writes from spans the real ``opentelemetry-sdk`` records (``trace_file``: the test extra
 installs it), the same bytes every build.
 """
@@ -390,6 +390,24 @@ CASE_FILES = {
             expected: {city: Bergen, temp: 3}
             expected_run: [{name: get_weather, arguments: {city: Bergen}}]
     """,
+    # a scenario's runs in one trace file, each a repeat of its case (runs: each): the same
+    # file as the trace kind's, its three runs under one root and one resource attribute
+    "scenario": """
+        threshold: 1.0
+        run_options: {mode: superset, args: ignore}
+        cases:
+          # each run calls get_weather (its one row): 1.0 three times
+          - id: called
+            actual_file: traces/weather.jsonl
+            trace: {root: invoke_agent weather, runs: each}
+            expected_run: [{name: get_weather, arguments: {}}]
+          # the step's status too: Oslo's and Rome's ok (2 rows, 1.0), Bergen's tool failed
+          # (its status row wrong: 1/2); mean 5/6, 2 of 3 runs passed: pass^2 = 1/3
+          - id: tool_ok
+            actual_file: traces/weather.jsonl
+            trace: {attribute: service.name=agent, runs: each}
+            expected_run: [{name: get_weather, arguments: {}, status: ok}]
+    """,
 }
 
 # Which session configuration holds each folder's cases.
@@ -462,7 +480,8 @@ def build(root: Path, suite: str, judge_url: str) -> Path:
             path = folder / "golden" / kind / "cases.yaml"
             path.parent.mkdir(parents=True)
             path.write_text(textwrap.dedent(text).lstrip())
-    if SUITE_OF["trace"] == suite:
-        (folder / "golden" / "trace" / "traces").mkdir()
-        (folder / "golden" / "trace" / "traces" / "weather.jsonl").write_text(trace_file())
+    for kind in ("trace", "scenario"):
+        if SUITE_OF[kind] == suite:
+            (folder / "golden" / kind / "traces").mkdir()
+            (folder / "golden" / kind / "traces" / "weather.jsonl").write_text(trace_file())
     return folder
