@@ -135,6 +135,34 @@ def test_a_text_run_lists_the_cases_a_run_with_a_report_lists(tmp_path, jsonmatc
         assert all(case_id in listed.stdout for case_id in (ids if verbose else ids[:3]))
 
 
+def test_a_text_run_with_a_report_does_not_read_its_comparisons_back(
+    tmp_path, jsonmatch_main, monkeypatch
+):
+    """The comparisons a text run keeps for its ``--report`` go to the report file as they
+    were spooled (copied, not read back): the text summary is given what it shows of a run,
+    as it is without a report, and reads none of them (each read back field by field costs
+    more than its scoring)."""
+    from pytest_jsonmatch.reporting.run_model.spool import ComparisonSpool
+
+    def refused(self):
+        raise AssertionError("a comparison read back")
+
+    monkeypatch.setattr(ComparisonSpool, "__iter__", refused)
+    gold, pred = dataset(40, seed=3)
+    args = [
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+        "-j",
+        "1",
+        "--color",
+        "never",
+    ]
+    with_report = jsonmatch_main("score", *args, "--report", str(tmp_path / "r.json"))
+    assert with_report.returncode in (0, 1), with_report.stderr
+    assert with_report.stdout == jsonmatch_main("score", *args).stdout
+    assert len(json.loads((tmp_path / "r.json").read_text())["comparisons"]) == 40
+
+
 def test_jobs_give_exactly_the_single_process_result(tmp_path):
     gold, pred = dataset(300, seed=11)
     args = (
