@@ -91,8 +91,8 @@ def judge_of(judge: object) -> SemanticJudge:
     configured = REGISTRY.judge
     if configured is None:
         raise ConfigError(
-            "a rubric is judged by the LLM judge: set jsonmatch_judge (pytest), call "
-            "configure_judge() or give judge= (Python)"
+            "the transcript is judged by the LLM judge, and none is configured: set "
+            "jsonmatch_judge (pytest), call configure_judge() or give judge= (Python)"
         )
     return configured
 

@@ -162,7 +162,10 @@ def test_a_rubric_without_a_judge_is_the_cases_error(pytester):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=off")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*rubric: a rubric is judged by the LLM judge: set jsonmatch_judge*"]
+        [
+            "*rubric: the transcript is judged by the LLM judge, and none is configured: set "
+            "jsonmatch_judge*"
+        ]
     )
 
 
