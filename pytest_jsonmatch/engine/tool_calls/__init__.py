@@ -11,6 +11,7 @@ gives the ``tool_calls`` metric (each call's name and arguments a field). May im
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
 | expected_calls.py    | the expected calls, BFCL's possible answers, the tools' documents    |
+| plain_calls.py       | calls in the plain form ``[{name, arguments}]`` read in one pass    |
 | argument_checks.py   | one call checked against its expected call; a call's field rows      |
 | metric.py            | the ``tool_calls`` metric: calls paired, fields scored               |
 

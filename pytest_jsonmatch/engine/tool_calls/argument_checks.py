@@ -39,7 +39,7 @@ from typing import NamedTuple
 from ..comparing.comparators import BoundComparator
 from ..comparing.registry import Registry
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, shown
-from ..core.paths import key_forms
+from ..core.paths import KEY_FORMS, key_forms
 from ..core.values import (
     ARRAY,
     MISSING,
@@ -150,23 +150,47 @@ def check_arguments(want: ExpectedCall, tool: ToolDoc | None, call: ToolCall) ->
     if call.name != want.name:
         return _other_function(want, required, call)
     arguments, accepted = call.arguments, want.accepted
-    fields = [FieldVerdict(None, MATCH, want.name, call.name, "")]
-    fields += [
-        _argument_verdict(arg, values, want.optional, properties, required, arguments)
-        for arg, values in accepted.items()
-    ]
-    fields += [
-        FieldVerdict(arg, OMISSION, MISSING, MISSING, "required by the tool, left out")
-        for arg in required
-        if arg not in accepted and arg not in arguments
-    ]
-    fields += [
-        FieldVerdict(arg, HALLUCINATION, MISSING, value, _why_invented(arg, properties))
-        for arg, value in arguments.items()
-        if arg not in accepted
-    ]
-    failed = next((f for f in fields if f.status != MATCH), None)
-    return CallCheck(tuple(fields), failed is None, "" if failed is None else failed.reason)
+    make = _make
+    fields = [make(FieldVerdict, (None, MATCH, want.name, call.name, "", None))]
+    valid = True
+    for arg, values in accepted.items():
+        if len(values) == 1 and not properties and arg in arguments:
+            # (one acceptable value, no declared type: a value of its exact JSON scalar
+            # type is judged by ``==``, as json_equal would judge it)
+            value, ok = arguments[arg], values[0]
+            kind = type(value)
+            if kind is type(ok) and kind in _EQUAL_BY_VALUE:
+                if value == ok:
+                    fields.append(make(FieldVerdict, (arg, MATCH, ok, value, "", None)))
+                else:
+                    fields.append(make(FieldVerdict, (arg, MISMATCH, ok, value, _WRONG, None)))
+                    valid = False
+                continue
+        verdict = _argument_verdict(arg, values, want.optional, properties, required, arguments)
+        fields.append(verdict)
+        valid = valid and verdict.status == MATCH
+    for arg in required:
+        if arg not in accepted and arg not in arguments:
+            fields.append(
+                make(FieldVerdict, (arg, OMISSION, MISSING, MISSING, _REQUIRED_LEFT_OUT, None))
+            )
+            valid = False
+    for arg, value in arguments.items():
+        if arg not in accepted:
+            why = _why_invented(arg, properties)
+            fields.append(make(FieldVerdict, (arg, HALLUCINATION, MISSING, value, why, None)))
+            valid = False
+    if valid:
+        return CallCheck(tuple(fields), True, "")
+    failed = next(f for f in fields if f.status != MATCH)
+    return CallCheck(tuple(fields), False, failed.reason)
+
+
+# the Python types whose values json_equal compares by ``==`` alone, both sides of that type
+_EQUAL_BY_VALUE = frozenset({str, int, float, bool})
+_WRONG, _REQUIRED_LEFT_OUT = "wrong value", "required by the tool, left out"
+_make = tuple.__new__  # (a record made from its fields in order: FieldVerdict's own __new__
+# is a Python function, called once per field)
 
 
 def _other_function(want: ExpectedCall, required: Sequence[str], call: ToolCall) -> CallCheck:
@@ -261,23 +285,35 @@ def call_rows(
     while the call was written spares it: match.py). ``other``: the path and field of the
     actual call where it is of another function; its invented arguments stand below it."""
     out = []
+    make, tail = _make, _ROW_DEFAULTS
+    forms = KEY_FORMS  # (key_forms' own table: a key's forms found without a call)
     for v in verdicts:
+        argument, status, expected, actual, reason, score = v
         at_path, at_field = path, field
-        if v.argument is not None:
-            if other is not None and v.status == HALLUCINATION:
+        if argument is not None:
+            if other is not None and status == HALLUCINATION:
                 at_path, at_field = other
-            root, below = key_forms(v.argument)
+            found = forms.get(argument)
+            root, below = key_forms(argument) if found is None else found
             at_path = at_path + below if at_path else root
             at_field = at_field + below if at_field else root
-        score = (1.0 if v.status == MATCH else 0.0) if v.score is None else v.score
-        expected = MISSING if v.status == HALLUCINATION else v.expected
-        actual = MISSING if v.status == OMISSION else v.actual
-        by = comparator if compared is None or v.argument is None else compared(v.argument)
-        where = at if v.status == HALLUCINATION else None
-        out.append(
-            FieldResult(at_path, v.status, score, expected, actual, by, v.reason, at_field, where)
-        )
+        if score is None:
+            score = 1.0 if status == MATCH else 0.0
+        if status == HALLUCINATION:
+            expected, where = MISSING, at
+        else:
+            where = None
+            if status == OMISSION:
+                actual = MISSING
+        by = comparator if compared is None or argument is None else compared(argument)
+        row = (at_path, status, score, expected, actual, by, reason, at_field, where, *tail)
+        out.append(make(FieldResult, row))
     return out
+
+
+# FieldResult's fields after the nine call_rows sets, at their defaults (weight 1,
+# nothing compared apart)
+_ROW_DEFAULTS = tuple(FieldResult._field_defaults[f] for f in FieldResult._fields[9:])
 
 
 # -- the trajectory's rules ------------------------------------------------------------------

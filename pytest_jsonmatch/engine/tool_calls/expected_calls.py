@@ -16,6 +16,7 @@ from typing import NamedTuple
 from ..core.errors import ParseError, shown
 from ..core.values import JsonObject, JsonValue
 from ..reading.agent_messages import read_calls
+from .plain_calls import plain_items
 
 
 class ToolDoc(NamedTuple):
@@ -83,10 +84,21 @@ def read_expected_calls(value: object, side: str = "expected") -> ExpectedCalls:
                 f"{side} gives tools but no calls: put the expected calls under 'calls' "
                 f"(or BFCL's possible answers under 'possible_answer')"
             )
-    calls = tuple(
-        ExpectedCall(call.name, {arg: (v,) for arg, v in call.arguments.items()})
-        for call in read_calls(value, side)
-    )
+    items = plain_items(value)
+    if items is not None:  # (each call made from its item at once, as read below)
+        make = tuple.__new__
+        none: frozenset[str] = frozenset()
+        calls = tuple(
+            make(
+                ExpectedCall, (c["name"], {a: (v,) for a, v in c["arguments"].items()}, none, None)
+            )
+            for c in items
+        )
+    else:
+        calls = tuple(
+            ExpectedCall(call.name, {arg: (v,) for arg, v in call.arguments.items()})
+            for call in read_calls(value, side)
+        )
     return ExpectedCalls(calls, tools)
 
 

@@ -27,12 +27,13 @@ from typing import NamedTuple
 from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
+from ..core.gc_pause import collector_paused
 from ..core.paths import index_segment, key_segment
 from ..core.values import JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
 from ..pairing.call_pairing import Calls, assigned, leftovers_in_order
 from ..pairing.pair_budget import PairBudget
-from ..reading.agent_messages import ToolCall, read_calls
+from ..reading.agent_messages import ToolCall
 from ..results.field_results import MATCH, FieldResult
 from .argument_checks import (
     ArgRule,
@@ -44,6 +45,7 @@ from .argument_checks import (
     unpaired_verdicts,
 )
 from .expected_calls import ExpectedCall, ToolDoc, read_expected_calls, read_tools
+from .plain_calls import calls_read
 
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")
@@ -128,9 +130,21 @@ class CallPair(NamedTuple):
 def score_fields(
     expected: object, actual: object, options: Mapping[str, object]
 ) -> list[FieldResult]:
+    """Both sides read as calls, paired, and every call's rows. The cyclic collector is
+    paused meanwhile (core/gc_pause.py): a comparison of many calls makes a few records a
+    call (the calls, their checks, their rows), none in a cycle, and at Python's default
+    each of its passes walked every one of them and the answer's values again (100,000
+    calls: five full passes, a third of the comparison's time)."""
+    with collector_paused():
+        return _score_fields(expected, actual, options)
+
+
+def _score_fields(
+    expected: object, actual: object, options: Mapping[str, object]
+) -> list[FieldResult]:
     settings = read_settings(options)
     wanted = read_expected_calls(expected)
-    calls = read_calls(actual)
+    calls = calls_read(actual, "actual")
     tools = wanted.tools if wanted.tools is not None else settings.tools
     if settings.rules == "bfcl":
         pairs, _ = import_module(BFCL_RULES, __package__).bfcl_pairs(wanted, calls, tools, settings)
