@@ -9,6 +9,15 @@ pickle. This process alone writes the tasks and reads the results, with ``select
 over the pipes, so that a large task and a large result never wait on each other (two
 blocking writes, one each way, would).
 
+The workers are forked as the first tasks need them, not when the pool is made: a worker
+holds what this process built before its first task (the run's settings, its guessed
+schema, the modules and caches the guess loaded) without being sent or building it again,
+and the first worker scores while the next is forked, so that forking N workers is no
+serial step before the first task. A worker is kept busy by what it has finished, not by
+what was taken: each has up to ``window`` tasks it has not answered, and gets the next as
+soon as an answer arrives, even while an earlier task of another worker is still awaited
+(results wait in order, at most ``2 * window`` a worker).
+
 A task is a function of a module both processes hold (pickled by name) and its arguments.
 Results come back in the order the tasks went out; an exception raised by a task is raised
 here in its turn. Tasks still on their way when a caller stops reading results (it closed
@@ -52,26 +61,26 @@ class _Worker:
         self.out = bytearray()  # task bytes not yet written
         self.inbox = bytearray()  # result bytes read, not yet a whole message
         self.done: deque[tuple[bool, Any]] = deque()  # results read, in order
-        self.busy = 0  # tasks sent whose results have not been taken
+        self.running = 0  # tasks sent whose results have not arrived
         self.dropped = 0  # of them, those whose results no caller waits for any more
         self.ended: str | None = None  # how the process ended, once it has
 
 
 class ForkPool:
-    """``jobs`` worker processes, forked as the pool is made (see the module docstring).
-    The caller makes it from a process with no other thread (fork copies only the calling
-    thread, not the locks others may hold: parallel.py checks)."""
+    """Up to ``jobs`` worker processes, forked as tasks need them (see the module
+    docstring). The caller uses it from a process with no other thread (fork copies only
+    the calling thread, not the locks others may hold: parallel.py checks, and each fork
+    again)."""
 
     def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
         self.workers: list[_Worker] = []
-        try:
-            for _ in range(jobs):
-                self.workers.append(self._fork())
-        except BaseException:
-            self.close(stop=True)
-            raise
 
     def _fork(self) -> _Worker:
+        from .parallel import start_method  # (the one test of what may fork)
+
+        if start_method() != "fork":
+            raise RuntimeError("a worker forked from a process running other threads")
         task_read, task_write = os.pipe()
         result_read, result_write = os.pipe()
         sys.stdout.flush()  # (what is buffered here is written once, never by a worker too)
@@ -91,7 +100,9 @@ class ForkPool:
         os.close(task_read)
         os.close(result_write)
         os.set_blocking(task_write, False)
-        return _Worker(pid, task_write, result_read)
+        worker = _Worker(pid, task_write, result_read)
+        self.workers.append(worker)
+        return worker
 
     # -- sending tasks and taking results in order
 
@@ -99,9 +110,11 @@ class ForkPool:
         self, call: Callable[..., Any], tasks: Iterator[tuple[Any, ...]], window: int
     ) -> Iterator[Any]:
         """``call(*args)`` of each ``args`` of ``tasks`` in a worker, the results in the
-        tasks' order; at most ``window`` tasks a worker on their way. An exception while
-        reading ``tasks`` comes after the results of the tasks read before it."""
+        tasks' order; at most ``window`` tasks a worker unanswered, and at most ``2 *
+        window`` a worker waiting to be taken. An exception while reading ``tasks`` comes
+        after the results of the tasks read before it."""
         order: deque[_Worker] = deque()
+        held = 2 * window * self.jobs  # tasks sent and not taken, at most
         try:
             while True:
                 try:
@@ -112,21 +125,44 @@ class ForkPool:
                     raise
                 if args is None:
                     break
-                worker = min(self.workers, key=lambda w: w.busy)  # (the first least busy)
-                self._send(worker, pickle.dumps((call, args), pickle.HIGHEST_PROTOCOL))
+                message = pickle.dumps((call, args), pickle.HIGHEST_PROTOCOL)
+                while (worker := self._free(window, len(order) < held)) is None:
+                    # every worker has its window of tasks, or results wait to be taken
+                    if order and self._answered(order[0]):
+                        yield self._take(order.popleft())
+                    else:
+                        self._pump()
+                self._send(worker, message)
                 order.append(worker)
-                if len(order) >= window * len(self.workers):
-                    yield self._take(order.popleft())
             while order:
                 yield self._take(order.popleft())
         finally:
             for worker in order:  # left on their way: their results are dropped
                 worker.dropped += 1
 
+    def _free(self, window: int, room: bool) -> _Worker | None:
+        """The first worker with fewer than ``window`` tasks unanswered, the least loaded;
+        a new one forked where every worker has its window and fewer than ``jobs`` run;
+        None where none is free, or where results wait and there is no ``room`` for
+        more."""
+        if not room:
+            return None
+        free = min(self.workers, key=lambda w: w.running, default=None)
+        if free is not None and free.running < window:
+            return free
+        if len(self.workers) < self.jobs:
+            return self._fork()
+        return None
+
+    @staticmethod
+    def _answered(worker: _Worker) -> bool:
+        """Whether the result of ``worker``'s oldest task a caller waits for has arrived."""
+        return len(worker.done) > worker.dropped
+
     def _send(self, worker: _Worker, message: bytes) -> None:
         worker.out += len(message).to_bytes(_HEADER, "little")
         worker.out += message
-        worker.busy += 1
+        worker.running += 1
         self._write(worker)
 
     def _take(self, worker: _Worker) -> Any:
@@ -135,7 +171,6 @@ class ForkPool:
         while True:
             while not worker.done:
                 self._pump()
-            worker.busy -= 1
             ok, value = worker.done.popleft()
             if not worker.dropped:
                 break
@@ -149,7 +184,7 @@ class ForkPool:
         poll = select.poll()
         by_fd: dict[int, _Worker] = {}
         for worker in self.workers:
-            if worker.busy:
+            if worker.running:
                 poll.register(worker.results, select.POLLIN)
                 by_fd[worker.results] = worker
             if worker.out:
@@ -190,6 +225,7 @@ class ForkPool:
                 break
             message = bytes(inbox[_HEADER : _HEADER + size])
             del inbox[: _HEADER + size]
+            worker.running -= 1
             worker.done.append(pickle.loads(message))  # noqa: S301 - our own worker's (docstring)
 
     def _stopped(self, worker: _Worker) -> WorkerStopped:

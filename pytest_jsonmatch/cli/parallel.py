@@ -8,12 +8,13 @@ each case's report line are done in the workers (dataset/chunk_work.py), and the
 merges what comes back. At most two chunks per worker are in flight: records are read only
 as fast as they are handled.
 
-The workers start before the files are read (:class:`Workers`). On Linux, from a process
-with no other thread (the command line's), they are forked (fork_pool.py: pipes, no
-``multiprocessing``): a worker then starts in milliseconds, with the modules already
-imported, where a new interpreter takes about 0.2 s, a fifth of a 10,000-record run.
-Elsewhere, or with other threads running (fork would copy locks they may hold), they are
-spawned by a ``ProcessPoolExecutor``. Either way a worker only runs the
+On Linux, from a process with no other thread (the command line's), the workers are forked
+(fork_pool.py: pipes, no ``multiprocessing``) as the first chunks go out, after the run has
+guessed its schema: a worker starts in milliseconds, holding the modules, the settings and
+the schema this process has (:func:`~pytest_jsonmatch.dataset.chunk_work.hold_args`), where
+a new interpreter takes about 0.2 s, a fifth of a 10,000-record run. Elsewhere, or with
+other threads running (fork would copy locks they may hold), they are spawned by a
+``ProcessPoolExecutor`` as the run starts, before the files are read. Either way a worker only runs the
 functions of dataset/chunk_work.py on the chunks and settings it is sent: the result does not
 depend on how it was started.
 
@@ -33,7 +34,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from ..dataset import Pair
-from ..dataset.chunk_work import SCORED_TOGETHER, Chunk, call_in_worker, packed, ready
+from ..dataset.chunk_work import SCORED_TOGETHER, Chunk, call_in_worker, hold_args, packed, ready
 
 CHUNK = SCORED_TOGETHER  # pairs per chunk handled in this process
 WORKER_CHUNK = 4 * SCORED_TOGETHER  # pairs per trip to a worker: a trip costs about 1 ms
@@ -193,6 +194,7 @@ class Workers:
 
         shared = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)  # once for every chunk
         if self._forked is not None:
+            hold_args(shared, args)  # (a worker forked from here on holds them as they are)
             tasks = ((handle, chunk, shared) for chunk in chunks)
             yield from self._forked.map(call_in_worker, tasks, window=2)
             return

@@ -123,10 +123,19 @@ def ready() -> None:
 _last_args: tuple[bytes, tuple[Any, ...]] = (b"", ())
 
 
+def hold_args(args: bytes, values: tuple[Any, ...]) -> None:
+    """``values`` kept as what ``args`` (their pickle) stands for, in this process and in
+    the workers forked from it after this call: such a worker takes the very objects this
+    process built (a guessed schema, its settings) instead of unpickling its own copies."""
+    global _last_args
+    _last_args = (args, values)
+
+
 def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     """``handle(chunk, *args)`` in a worker, ``args`` pickled once for the whole run: the
-    worker unpickles them once too, so that the run's settings are the same object for
-    every chunk it takes (the engine compiles a schema once per schema object)."""
+    worker unpickles them once too (or holds them from its fork, :func:`hold_args`), so that
+    the run's settings are the same object for every chunk it takes (the engine compiles a
+    schema once per schema object)."""
     global _last_args
     if args != _last_args[0]:
         import pickle

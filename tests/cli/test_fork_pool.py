@@ -157,11 +157,12 @@ def test_an_error_while_reading_the_tasks_comes_after_the_results_before_it():
 def test_a_killed_worker_is_named_and_no_process_is_left():
     out = _run("""
         pool = ForkPool(2)
-        pids = [w.pid for w in pool.workers]
         try:
-            list(pool.map(run, iter([(echo, 0), (die,), (echo, 2)]), window=2))
+            list(pool.map(run, iter([(echo, 0), (die,), (echo, 2), (echo, 3)]), window=1))
         except WorkerStopped as exc:
             error = str(exc)
+        pids = [w.pid for w in pool.workers]
+        assert len(pids) == 2
         pool.close(stop=True)
         print(json.dumps({"error": error, "gone": [gone(p) for p in pids]}))
     """)
@@ -172,9 +173,10 @@ def test_a_killed_worker_is_named_and_no_process_is_left():
 def test_leaving_on_an_error_stops_a_worker_in_a_long_task():
     out = _run("""
         pool = ForkPool(2)
-        pids = [w.pid for w in pool.workers]
         work = pool.map(echo, iter([(0, 0.0), (1, 30.0), (2, 30.0), (3, 30.0)]), window=2)
         assert next(work)[1] == 0  # all four sent; the first back, two long ones running
+        pids = [w.pid for w in pool.workers]
+        assert len(pids) == 2
         time.sleep(0.2)
         started = time.monotonic()
         pool.close(stop=True)
@@ -187,9 +189,61 @@ def test_leaving_on_an_error_stops_a_worker_in_a_long_task():
 def test_leaving_normally_lets_the_workers_exit():
     out = _run("""
         pool = ForkPool(3)
-        pids = [w.pid for w in pool.workers]
         list(pool.map(echo, iter([(i,) for i in range(9)]), window=2))
+        pids = [w.pid for w in pool.workers]
+        assert len(pids) == 3
         pool.close()
         print(json.dumps({"gone": [gone(p) for p in pids], "left": pool.workers}))
     """)
     assert out == {"gone": [True, True, True], "left": []}
+
+
+def test_a_worker_is_forked_when_a_task_needs_it_and_holds_what_was_built_before():
+    """No process is forked as the pool is made: the first worker at the first task, the
+    next when the first has its window of tasks (here two tasks, a window of two: one
+    worker of the four allowed), and each holds what this process built before its fork."""
+    out = _run("""
+        pool = ForkPool(4)
+        made = len(pool.workers)
+        state = {"schema": "guessed after the pool was made"}
+
+        def peek(i):
+            return (os.getpid(), state["schema"])
+
+        got = list(pool.map(peek, iter([(0,), (1,)]), window=2))
+        forked = len(pool.workers)
+        pool.close()
+        print(json.dumps({"made": made, "forked": forked, "seen": [s for _, s in got],
+                          "parent": any(pid == os.getpid() for pid, _ in got)}))
+    """)
+    assert out == {
+        "made": 0,
+        "forked": 1,
+        "seen": ["guessed after the pool was made"] * 2,
+        "parent": False,
+    }
+
+
+def test_a_worker_that_answers_gets_its_next_task_while_another_is_awaited():
+    """Task 0 takes 1.5 s in one worker; with a window of one task, the other worker goes on
+    with tasks 1, 2 and 3 as it answers each (results still come in order), where taking
+    the results in order before sending more would leave it idle until task 0 ends."""
+    out = _run("""
+        def timed(i, pause):
+            started = time.monotonic()
+            time.sleep(pause)
+            return (os.getpid(), i, started, time.monotonic())
+
+        pool = ForkPool(2)
+        tasks = iter([(0, 1.5), (1, 0.0), (2, 0.0), (3, 0.0), (4, 0.0)])
+        got = list(pool.map(timed, tasks, window=1))
+        pool.close()
+        slow_end = got[0][3]
+        print(json.dumps({
+            "order": [i for _, i, _, _ in got],
+            "early": [i for _, i, started, _ in got if started < slow_end],
+            "other": len({got[k][0] for k in (1, 2, 3)}) == 1 and got[1][0] != got[0][0],
+        }))
+    """)
+    # (tasks 1-3: the four a pool of two with a window of one holds before it waits)
+    assert out == {"order": [0, 1, 2, 3, 4], "early": [0, 1, 2, 3], "other": True}
