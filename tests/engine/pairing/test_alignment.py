@@ -431,3 +431,42 @@ def test_lone_elements_of_deep_arrays_are_walked_once_not_once_per_level(monkeyp
         ("omission", "root" + "[0]" * depth),
     ]
     assert len(visited) < 10 * depth  # (about depth * depth / 2 walked level by level)
+
+
+@pytest.mark.parametrize("leaves", [(2, 1), ("b", "a"), (1, 1)], ids=["numbers", "texts", "equal"])
+def test_arrays_200_deep_score_their_one_leaf_as_worked_out(leaves):
+    # Issue 99's case: {"root": [[...[2]...]]} against [[...[1]...]], 200 levels of one-element
+    # arrays, under field_f1 with Hungarian alignment, beside a field that matches ("id").
+    # Differing leaves: the one candidate pair at every level scores 0, so no level pairs
+    # and the bottom leaf is one omission (expected) and one hallucination (actual), at the
+    # same path. Counted: matches 1 (id), expected fields 2, actual fields 2, so
+    # precision = 1/2, recall = 1/2, F1 = 2 * (1/2 * 1/2) / (1/2 + 1/2) = 1/2.
+    # Equal leaves: 2 matches of 2 on each side, F1 = 1.
+    # Without "id": differing leaves 0/1 and 0/1, F1 = 0; equal leaves 1.
+    depth = 200
+    got, want = leaves
+
+    def nested(leaf, **beside):
+        return {"root": json.loads("[" * depth + json.dumps(leaf) + "]" * depth), **beside}
+
+    leaf_path = "root" + "[0]" * depth
+    with within(GENEROUS):
+        alone = ff(nested(got), nested(want), align="hungarian")
+        beside = ff(nested(got, id=7), nested(want, id=7), align="hungarian")
+    if got == want:
+        assert alone.score == 1.0 and beside.score == 1.0
+        assert [(f.path, f.status) for f in beside.fields] == [
+            (leaf_path, "match"),
+            ("id", "match"),
+        ]
+        return
+    assert alone.score == 0.0
+    assert (beside.precision, beside.recall, beside.score) == (0.5, 0.5, 0.5)
+    assert sorted(
+        (f.path, f.status, f.expected if f.status == "omission" else f.actual)
+        for f in beside.fields
+    ) == [
+        ("id", "match", 7),
+        (leaf_path, "hallucination", got),
+        (leaf_path, "omission", want),
+    ]
