@@ -174,6 +174,56 @@ def test_an_objects_leaves_score_the_same_inline_or_through_the_node(
     assert pair_text(actual, expected, metric, options) == general
 
 
+# rules on a key at the root, below it, inside array elements, and anywhere: an object no
+# rule may reach below scores its leaves inline (WalkConfig.inline_plan's path), any other
+# goes its general way
+RULES = st.sampled_from(
+    [
+        {"ignore": ["a"]},
+        {"ignore": ["a.b", "items[*].sku"]},
+        {"fields": {"name": {"comparator": "exact"}}},
+        {"fields": {"a.b": {"tolerance": 1}, "id": {"skip": True}}},
+        {"fields": {"**.sku": {"comparator": "levenshtein"}}},
+        {"ignore": ['["unit price"]'], "fields": {"*": {"min_score": 0.5}}},
+    ]
+)
+
+
+@SETTINGS
+@given(pair=fv.PAIRS, metric=st.sampled_from([*INLINE_METRICS, "field_f1"]), rules=RULES)
+def test_leaves_score_the_same_inline_or_through_the_node_under_rules(
+    pair: tuple[Any, Any], metric: str, rules: dict[str, Any]
+) -> None:
+    actual, expected = pair
+    with switched(inline_leaves, "INLINE_LEAVES", False):
+        general = pair_text(actual, expected, metric, rules)
+    assert pair_text(actual, expected, metric, rules) == general
+
+
+def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:
+    """Not vacuous: a rule on a root key leaves the objects below other keys to the inline
+    loop (their leaves never reach Walk.leaf), and the results are those of the general
+    loop."""
+    from pytest_jsonmatch.engine.walking.leaf_scoring import LeafScoring
+
+    calls: list[str] = []
+    original = LeafScoring.leaf
+
+    def counted(self: Any, *args: Any) -> None:
+        calls.append(args[2].path)
+        original(self, *args)
+
+    pair = ({"a": 1, "n": {"b": "x", "c": 2}}, {"a": 2, "n": {"b": "y", "c": 2}})
+    rules = {"fields": {"a": {"tolerance": 1}}}
+    with switched(LeafScoring, "leaf", counted):
+        on = pair_text(*pair, "structural_f1", rules)
+        assert calls == ["a"]  # (the root's keys go their general way: a rule names one)
+        with switched(inline_leaves, "INLINE_LEAVES", False):
+            off = pair_text(*pair, "structural_f1", rules)
+    assert calls == ["a", "a", "n.b", "n.c"]
+    assert on == off
+
+
 def test_the_inline_leaves_switch_turns_its_path_off() -> None:
     """Not vacuous: the inline loop is what scores a flat object's leaves when on; off, each
     leaf goes through Walk.leaf (counted here), and the results are the same."""

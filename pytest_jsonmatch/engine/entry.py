@@ -34,7 +34,7 @@ from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .core.values import JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
-from .metrics.base import Metric, config_key, configure
+from .metrics.base import Metric, config_key, configure, plain_copy
 from .reading.intake import Read, Reread, Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
@@ -303,7 +303,8 @@ _KEPT: dict[tuple[object, ...], Entry] = {}
 
 def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     """``entry_for(metric, options, check=True)``, kept where its configuration is kept
-    (``config_key``: plain scalar options, an inline schema by its text) and made again
+    (``config_key``: options of plain data by their content, an inline schema by its
+    text) and made again
     when the registry changes: one comparison at a time (``match_json``, a suite of golden
     cases) asks for the same metric and options again and again, and an Entry is its
     configuration, its schema's check and its routes, worked out from those alone. A kept
@@ -318,7 +319,8 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     key = (id(found), truncated, *key)
     entry = _KEPT.get(key)
     if entry is None or entry.metric is not found or entry.registry is not registry:
-        entry = Entry(found, options, registry, truncated)  # (options checked here)
+        # (options checked here; its own copy of their lists and mappings: plain_copy)
+        entry = Entry(found, plain_copy(options), registry, truncated)
         if len(_KEPT) >= 256:
             _KEPT.clear()
         _KEPT[key] = entry

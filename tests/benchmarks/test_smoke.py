@@ -43,6 +43,12 @@ REFERENCE_ROWS = {
     "structural_f1, 20 corpus pairs": "structeval",
     "field_f1, 20 corpus pairs": "struct_extract_eval",
     "field_f1 align=hungarian, 20 corpus pairs": "struct_extract_eval",
+    "json_similarity, 20 varied small pairs, each its own shape, scored once": "uipath",
+    "structural_f1, 20 varied small pairs, each its own shape, scored once": "structeval",
+    "field_f1, 20 varied small pairs, each its own shape, scored once": "struct_extract_eval",
+    "field_f1 align=hungarian, 20 varied small pairs, each its own shape, scored once": (
+        "struct_extract_eval"
+    ),
     "jsonmatch score -j 1 (in process), 200 invoices": "struct_extract_eval",
     "jsonmatch score -j 1 --format json -o FILE (in process), 200 invoices": "struct_extract_eval",
     "jsonmatch score -j 1 --option align=hungarian (in process), 200 invoices": "struct_extract_eval",

@@ -9,6 +9,8 @@ import pytest
 from pytest_jsonmatch import match_json, reset_type_defaults, set_type_default
 from pytest_jsonmatch.engine.comparing.registry import Registry
 from pytest_jsonmatch.engine.entry import kept_entry
+from pytest_jsonmatch.engine.metrics import REGISTRY
+from pytest_jsonmatch.engine.metrics.base import config_key
 from pytest_jsonmatch.engine.metrics.field_f1 import FIELD_F1
 
 
@@ -25,11 +27,49 @@ def test_the_same_metric_and_options_are_scored_by_one_entry() -> None:
     )
 
 
-def test_options_that_are_not_plain_scalars_get_a_fresh_entry() -> None:
-    # (a list may change between calls: no configuration is kept for it either)
-    assert kept_entry("field_f1", {"ignore": ["a"]}) is not kept_entry(
-        "field_f1", {"ignore": ["a"]}
+def test_options_of_plain_data_are_kept_by_their_content() -> None:
+    # every assertion writes its options afresh: equal content, one entry
+    first = kept_entry("field_f1", {"ignore": ["a"], "fields": {"b": {"tolerance": 1}}})
+    assert kept_entry("field_f1", {"ignore": ["a"], "fields": {"b": {"tolerance": 1}}}) is first
+    # a tuple, a scalar's type, a mapping's order: each its own key
+    assert (
+        kept_entry("field_f1", {"ignore": ("a",), "fields": {"b": {"tolerance": 1}}}) is not first
     )
+    assert kept_entry("field_f1", {"ignore": ["a"], "fields": {"b": {"tolerance": 1.0}}}) is not (
+        first
+    )
+    two = {"fields": {"b": {"weight": 2}, "c": {"weight": 3}}}
+    turned = {"fields": {"c": {"weight": 3}, "b": {"weight": 2}}}
+    assert kept_entry("field_f1", two) is not kept_entry("field_f1", turned)
+
+
+def test_a_list_changed_in_place_between_calls_is_another_key_and_another_score() -> None:
+    ignore = ["a"]
+    pair = ({"a": 1, "b": 2}, {"a": 9, "b": 3})
+    kept = kept_entry("field_match", {"ignore": ignore})
+    # b alone is compared, a mismatch: 0/1
+    assert match_json(*pair, metric="field_match", ignore=ignore).score == 0.0
+    ignore.append("b")
+    assert kept_entry("field_match", {"ignore": ignore}) is not kept
+    # the kept entry holds its own copy: the list changed later does not reach it
+    assert kept.options == {"ignore": ["a"]}
+    # nothing left to compare: field_match scores an empty comparison 1.0
+    assert match_json(*pair, metric="field_match", ignore=ignore).score == 1.0
+
+
+def test_options_that_are_not_plain_data_get_a_fresh_entry() -> None:
+    def mine(expected: object, actual: object) -> float:
+        return 1.0
+
+    assert kept_entry("field_f1", {"post_process": [mine]}) is not kept_entry(
+        "field_f1", {"post_process": [mine]}
+    )
+    deep: object = "x"
+    for _ in range(10):  # past the depth a key reads
+        deep = [deep]
+    assert config_key(FIELD_F1, {"ignore": deep}, REGISTRY) is None
+    assert config_key(FIELD_F1, {"ignore": ["x"] * 300}, REGISTRY) is None  # past its size
+    assert config_key(FIELD_F1, {"ignore": ["x"] * 200}, REGISTRY) is not None
 
 
 def test_a_registry_changed_since_gives_a_new_entry_and_its_score() -> None:

@@ -164,14 +164,19 @@ class WalkConfig(HashedSlotted):
             True: (self.value_policy, False, None, self.skippable_by_type),
         }
 
-    def inline_plan(self, node: SchemaNode | None, whole: bool) -> InlinePlan | None:
-        """How the walk scores an object's leaf fields in the object's own loop, or None when
-        every field must go its general way (a rule may name any field; a schema given to a
+    def inline_plan(
+        self, node: SchemaNode | None, whole: bool, path: str | None = None
+    ) -> InlinePlan | None:
+        """How the walk scores the leaf fields of the object at instance ``path`` in the
+        object's own loop, or None when every field must go its general way (a rule may
+        name a field below it: with rules and no ``path``, any field; a schema given to a
         metric that is not schema-driven gives each field its spec). ``whole``: the fields
         are at the metric's leaf depth, compared whole. A plan is (comparator by Python type,
         whether the actual value must be a scalar too, comparator by key (a schema's leaves),
         the by-type comparators that score equal scalars 1)."""
-        if self.rules:
+        if self.rules and (
+            path is None or any(rule.pattern.may_match_below(path) for rule in self.rules)
+        ):
             return None
         if node is None:
             return self._plans[whole]

@@ -233,7 +233,7 @@ class PathPattern:
     Matching runs the pattern as a set of positions over the path's segments (an NFA), so
     it takes time in proportion to segments times pattern tokens, whatever the ``**``s."""
 
-    __slots__ = ("text", "_steps", "_globbed", "_start", "_states")
+    __slots__ = ("text", "_steps", "_globbed", "_start", "_states", "_ends")
 
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
@@ -258,6 +258,7 @@ class PathPattern:
             steps.append(step)
         self._steps = tuple(steps)
         self._globbed = "**" in steps
+        self._ends = _ending(self._steps)
         self._start = frozenset(_closure(self._steps, {0}))
         # instance path -> the pattern's positions after reading it: a path's positions are
         # its parent's advanced by one segment, so each path of a deep value costs one step
@@ -265,6 +266,9 @@ class PathPattern:
 
     def matches(self, path: str) -> bool:
         if not self._globbed:
+            ends = self._ends
+            if ends is not None and not path.endswith(ends) and not path.endswith('"]'):
+                return False  # (its last segment is not the pattern's: see _ending)
             return self.matches_segments(path_segments(path))
         return len(self._steps) in self._states_after(path)
 
@@ -351,6 +355,22 @@ class PathPattern:
 
     def __repr__(self) -> str:
         return f"PathPattern({self.text!r})"
+
+
+def _ending(steps: tuple[str, ...]) -> str | None:
+    """The text every path the pattern matches ends with, unless its last segment is a
+    quoted key (it ends with ``"]``): for a last step of one key, that key's own text (a
+    path whose last segment is a plain key ends with it, see ``_last_segment``); of one
+    index, ``[index]``. None where the last step is a wildcard (or there is none): a path
+    that ends otherwise is refused without reading its segments."""
+    if not steps:
+        return None
+    last = steps[-1]
+    if last.startswith("=k"):
+        return last[2:]
+    if last.startswith("=i"):
+        return f"[{last[2:]}]"
+    return None
 
 
 def _step_takes(step: str, segment: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 from ..comparing.comparators import BoundComparator, comparator_defaults
 from ..comparing.registry import REGISTRY, Binder, Registry
@@ -178,9 +178,14 @@ def config_key(metric: Metric, options: Options, registry: Registry) -> tuple[ob
 
 def _options_key(metric: Metric, options: Options, registry: Registry) -> tuple[object, ...] | None:
     """The key a configuration of ``options`` is kept under, or None when it is not kept:
-    an option that is not a plain scalar (field rules, an alignment by key), a schema
-    other than a plain JSON mapping without references (a file's, or one a ``$ref`` reads,
-    may change between calls), an embedder (named in the registry's state)."""
+    an option that is not plain data (a callable, an object of the user's, a value nested
+    past ``_KEY_DEPTH`` or larger than ``_KEY_ITEMS``), a schema other than a plain JSON
+    mapping without references (a file's, or one a ``$ref`` reads, may change between
+    calls), an embedder (named in the registry's state). Plain data is keyed by its
+    content, each scalar with its type (``True`` and ``1`` are equal in Python, not as
+    option values) and each mapping in its order (``fields`` rules apply in order): the
+    same options written afresh by every call (an assertion's ``ignore=["id"]``) share one
+    configuration, and a list changed in place between calls is another key."""
     if "embedder" in options:
         return None
     named: list[tuple[str, type, object]] = []
@@ -190,12 +195,76 @@ def _options_key(metric: Metric, options: Options, registry: Registry) -> tuple[
             if text is None:
                 return None
             named.append((name, dict, text))
-        elif type(value) not in _SCALARS:
-            return None
+        elif type(value) in _SCALARS:
+            named.append((name, type(value), value))
         else:
-            named.append((name, type(value), value))  # the type: True and 1 are equal keys
+            room = [_KEY_ITEMS]
+            form = _data_key(value, _KEY_DEPTH, room)
+            if form is None:
+                return None
+            named.append((name, type(value), form))
     named.sort(key=lambda item: item[0])
     return (metric.name, id(registry), registry.generation, *named)
+
+
+# How far an option's plain data is read into a key: deeper or larger data is not kept (a
+# configuration of it is made at each call, as for any option that is not plain data).
+_KEY_DEPTH = 6
+_KEY_ITEMS = 256
+
+
+def _data_key(value: object, depth: int, room: list[int]) -> object | None:
+    """``value`` (lists, tuples and string-keyed dicts of scalars) as a hashable key of its
+    content, every value with its type; None where it is anything else, or past the
+    bounds (``room``: how many items may still be read)."""
+    room[0] -= 1
+    if room[0] < 0:
+        return None
+    kind = type(value)
+    if kind in _SCALARS:
+        return (kind, value)
+    if depth == 0:
+        return None
+    if kind is list or kind is tuple:
+        items: list[object] = [kind]
+        for item in cast("list[object]", value):
+            form = _data_key(item, depth - 1, room)
+            if form is None:
+                return None
+            items.append(form)
+        return tuple(items)
+    if kind is dict:
+        pairs: list[object] = [dict]
+        for key, item in cast("dict[object, object]", value).items():
+            if type(key) is not str:
+                return None
+            form = _data_key(item, depth - 1, room)
+            if form is None:
+                return None
+            pairs.append((key, form))
+        return tuple(pairs)
+    return None
+
+
+def plain_copy(options: Options) -> dict[str, object]:
+    """``options`` with every list, tuple and dict value but the schema copied: what a
+    configuration or an entry kept under :func:`config_key` holds, so that a caller's
+    list changed in place later changes nothing kept under the key it had (the values
+    are plain data, as the key read them)."""
+    return {
+        name: value if name == "schema" or type(value) in _SCALARS else _copied(value)
+        for name, value in options.items()
+    }
+
+
+def _copied(value: object) -> object:
+    """A copy of plain data: its lists, tuples and dicts made anew, scalars as they are."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return kind(_copied(item) for item in cast("list[object]", value))
+    if kind is dict:
+        return {key: _copied(item) for key, item in cast("dict[str, object]", value).items()}
+    return value
 
 
 def _schema_text(schema: object) -> str | None:
@@ -238,7 +307,7 @@ def _kept(
     if cfg is None or cfg.registry is not registry:
         if len(_BASE_CONFIGS) > 256:
             _BASE_CONFIGS.clear()
-        cfg = _BASE_CONFIGS[key] = _configured(metric, options, registry)
+        cfg = _BASE_CONFIGS[key] = _configured(metric, plain_copy(options), registry)
     return cfg
 
 

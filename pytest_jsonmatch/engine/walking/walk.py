@@ -285,7 +285,7 @@ class Walk(LeafScoring, UnreadSides):
                 scorer(self, expected, actual, where, depth)
                 return
         plan = (
-            cfg.inline_plan(node, depth + 1 == cfg.leaf_depth)
+            cfg.inline_plan(node, depth + 1 == cfg.leaf_depth, where.path)
             if inline_leaves.INLINE_LEAVES
             else None
         )

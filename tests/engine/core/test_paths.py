@@ -54,3 +54,41 @@ def test_a_rule_for_one_index_elsewhere_changes_no_pairing_under_structural_f1()
     )
     assert ruled.score == plain.score and ruled.pairings == plain.pairings
     assert [(f.path, f.status) for f in ruled.fields] == [(f.path, f.status) for f in plain.fields]
+
+
+# paths the walk writes (plain and quoted keys, indices) and some it never writes (a key
+# that needs quotes written plain), each against patterns of one literal last step
+_PATHS = [
+    "",
+    "a",
+    "a.b",
+    "ab",
+    "a.ab",
+    "c.a",
+    "items[0].sku",
+    "items[1].sku",
+    '["unit price"]',
+    'a["x.y"]',
+    "a.x.y",
+    "[3]",
+    "a[3]",
+    "a[13]",
+    'a[""]',
+    'x["1x"]',
+    "x.1x",
+    'a["b"]',
+    'a["b]"]',
+]
+_PATTERNS = ["a", "b", "a.b", "items[0].sku", '["unit price"]', 'a["x.y"]', "[3]", 'a[""]']
+_PATTERNS += ['x["1x"]', "a[*]", "*", 'a["b*"]', "**.b", 'a["b]"]']
+
+
+@pytest.mark.parametrize("pattern", _PATTERNS)
+def test_matches_refuses_by_the_last_segment_only_what_the_segments_refuse(pattern):
+    # (matches refuses a path whose text cannot end in the pattern's last step without
+    # reading its segments: the same answer as reading them, for every path here)
+    compiled = PathPattern(pattern)
+    for path in _PATHS:
+        assert compiled.matches(path) == compiled.matches_segments(path_segments(path)), path
+    assert PathPattern("a.b").matches("a.b") and not PathPattern("a.b").matches("a.ab")
+    assert PathPattern("a[3]").matches("a[3]") and not PathPattern("a[3]").matches("a[13]")
