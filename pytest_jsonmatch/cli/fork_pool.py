@@ -238,6 +238,14 @@ class ForkPool:
 
     # -- leaving
 
+    def release(self) -> None:
+        """Close the task pipes: each worker exits once its tasks are done, while this
+        process goes on (writing the run's output); :meth:`close` then only waits."""
+        for worker in self.workers:
+            if worker.tasks >= 0:
+                os.close(worker.tasks)
+                worker.tasks = -1  # (closed: its number may be another file's by now)
+
     def close(self, stop: bool = False) -> None:
         """Close the task pipes and wait for every worker to exit; with ``stop``, stop them
         first (a run left on an exception: what they do is no longer wanted)."""
@@ -248,6 +256,8 @@ class ForkPool:
                 except ProcessLookupError:
                     pass
             for fd in (worker.tasks, worker.results):
+                if fd < 0:
+                    continue
                 try:
                     os.close(fd)
                 except OSError:

@@ -173,6 +173,12 @@ class Workers:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
+    def release(self) -> None:
+        """No more chunks: forked workers are let go at once (they exit while the run
+        writes its output), spawned ones when the run leaves."""
+        if self._forked is not None:
+            self._forked.release()
+
     def chunks(self, pairs: Iterable[Pair]) -> Iterator[Chunk]:
         """``pairs`` in chunks, each packed once when it goes to a worker."""
         if not self.parallel:

@@ -167,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             keeps=keeps,
         )
         cases, comparisons, total, now = scoring.scored()
+        workers.release()  # (the workers exit as the output is written)
         stack.enter_context(cases)
         if comparisons is not None:
             stack.enter_context(comparisons)

@@ -247,3 +247,27 @@ def test_a_worker_that_answers_gets_its_next_task_while_another_is_awaited():
     """)
     # (tasks 1-3: the four a pool of two with a window of one holds before it waits)
     assert out == {"order": [0, 1, 2, 3, 4], "early": [0, 1, 2, 3], "other": True}
+
+
+def test_released_workers_exit_before_the_pool_is_closed():
+    """After its last results, ``release`` lets the workers go: each exits on its own
+    (reaped here, as it ends) while this process goes on, and ``close`` has only to
+    forget them."""
+    out = _run("""
+        pool = ForkPool(2)
+        got = [v for _, v in pool.map(echo, iter([(i,) for i in range(6)]), window=1)]
+        pids = [w.pid for w in pool.workers]
+        pool.release()
+        deadline = time.monotonic() + 20
+        ended = []
+        for pid in pids:
+            while time.monotonic() < deadline:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    ended.append(pid)
+                    break
+                time.sleep(0.01)
+        pool.close()
+        print(json.dumps({"got": got, "workers": len(pids), "ended": len(ended),
+                          "left": pool.workers}))
+    """)
+    assert out == {"got": list(range(6)), "workers": 2, "ended": 2, "left": []}
