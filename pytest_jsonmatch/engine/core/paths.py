@@ -30,7 +30,9 @@ def key_forms(key: str) -> tuple[str, str]:
     """How ``key`` is written as a path segment: at the root, and below a parent."""
     forms = KEY_FORMS.get(key)
     if forms is None:
-        if _PLAIN_KEY.fullmatch(key):
+        # (an ASCII key is plain exactly when it is an identifier: a letter or ``_``, then
+        # letters, digits and ``_``, as the pattern reads it; str's own test is quicker)
+        if key.isidentifier() if key.isascii() else _PLAIN_KEY.fullmatch(key):
             forms = (key, "." + key)
         else:
             quoted = f"[{json.dumps(key, ensure_ascii=False)}]"
