@@ -282,7 +282,8 @@ def test_the_report_format_is_pinned():
     # the baseline's unscored cases, keeps the version; so does the reliability section's
     # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
     # who decided its fields, its parts (their names, a conversation's tau2 and rubric parts too, and
-    # the turn a conversation's part is of) and the runs its case was asked for).
+    # the turn a conversation's part is of), the runs its case was asked for and the span
+    # tree of a run read from a trace).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -311,7 +312,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "42e1d165bfa0f5100f65ed87099a15688dc12fe8553162bedb95a7929893754e"
+        "c3d254804859d2798140ec4a91a89b9999e871abafb3d4a8a152fe9990649572"
     )
 
 

@@ -289,9 +289,7 @@ class AgentExpectations(OneCall, Slotted):
             assert self.trace is not None
             root, attribute = self.trace.get("root"), self.trace.get("attribute")
             try:
-                self._runs = tuple(
-                    read_traces(path, root=root, attribute=attribute)
-                )
+                self._runs = tuple(read_traces(path, root=root, attribute=attribute))
             except JsonMatchError as exc:
                 self._runs = exc
         if isinstance(self._runs, JsonMatchError):

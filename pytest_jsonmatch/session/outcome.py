@@ -7,16 +7,19 @@ Its own module so that a session that never compares does not build it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from ..engine.core.slotted import Slotted
 
 if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
     from ..calls.produced import OutputSource, Produced, Recorded
+    from ..engine.reading.trace_spans import Trace
     from ..engine.results.field_results import MatchResult
     from ..reporting.run_model.comparisons import Comparison, Shown, ValueMode
+    from ..reporting.run_model.report_types import SpanTreeDict
 
 
 class _Where(TypedDict):
@@ -36,6 +39,7 @@ class _Where(TypedDict):
     judge: Mapping[str, object] | None
     target: str
     shown: Shown
+    trace: SpanTreeDict | None
 
 
 class Outcome(Slotted):
@@ -60,6 +64,7 @@ class Outcome(Slotted):
         "input",
         "output",
         "repeats",
+        "trace",
     )
 
     def __init__(
@@ -86,11 +91,15 @@ class Outcome(Slotted):
         output: object = None,
         # how many runs the case was asked for, where it repeats or sets its own (None: once)
         repeats: int | None = None,
+        # the output where it was a run read from a trace (engine/reading/trace_spans.py):
+        # its span tree goes into the record
+        trace: Trace | None = None,
     ) -> None:
         self.metric, self.threshold, self.result, self.passed = metric, threshold, result, passed
         self.error, self.repeat, self.source, self.recording = error, repeat, source, recording
         self.call, self.judge, self.unread, self.undecided = call, judge, unread, undecided
         self.input, self.output, self.repeats = input, output, repeats
+        self.trace = trace
 
     @classmethod
     def of(
@@ -109,6 +118,9 @@ class Outcome(Slotted):
     ) -> Outcome:
         """Run ``repeat``'s outcome: scored (``result``, ``passed``) or not (``error``), its
         output's source, recording and call taken from ``produced``."""
+        # (an output read from a trace: a session that read none never loaded its reader)
+        traces = sys.modules.get("pytest_jsonmatch.engine.reading.trace_spans")
+        traced = traces is not None and isinstance(produced.output, traces.Trace)
         return cls(
             metric=metric,
             threshold=threshold,
@@ -126,6 +138,7 @@ class Outcome(Slotted):
             # the model's output (a live call's or a recording's); a case's own is in its file
             output=produced.output if produced.source != "case" else None,
             repeats=produced.repeats,
+            trace=cast("Trace", produced.output) if traced else None,
         )
 
     def comparison(
@@ -164,6 +177,7 @@ class Outcome(Slotted):
             "judge": self.judge,
             "target": target,
             "shown": Shown.of(self.input, self.output, values),
+            "trace": self._tree(values),
         }
         if self.result is None:
             return self._unscored(where)
@@ -174,6 +188,19 @@ class Outcome(Slotted):
             invalid_fails=invalid_fails,
             by=decided_by(self.result.fields) if values and values != "none" else None,
             **where,
+        )
+
+    def _tree(self, values: ValueMode | None) -> SpanTreeDict | None:
+        """The span tree of an output read from a trace, marked with the rows of the steps
+        its spans gave (none where it was not scored); None for any other output."""
+        trace = self.trace
+        if trace is None:
+            return None
+        from ..reporting.run_model.span_trees import kept_tree
+
+        result = self.result
+        return kept_tree(
+            trace, result.fields if result else (), result.parts if result else (), values
         )
 
     def _unscored(self, where: _Where) -> Comparison:

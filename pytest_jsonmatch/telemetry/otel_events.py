@@ -18,7 +18,11 @@ loop), a context variable marks the call; a span processor on the user's tracer 
 keeps the first span started under that mark (the outermost: the target's own span, or the
 instrumented client's). The events of that case are emitted in its context. A case whose
 call ran in no recorded span (no provider, a replayed or given output) gets a span of its
-own, ``jsonmatch.case``, from the call's start to its end, holding its usage.
+own, ``jsonmatch.case``, from the call's start to its end, holding its usage. A case whose
+output was a run read from a trace (``read_trace``) has its events on that trace: its own
+event in the span the run is evaluated as (its agent's, else its root), each field's in the
+span of the step it scores (the report's span tree, reporting/run_model/span_trees.py), so
+a backend shows the evaluation on the original trace.
 
 **The end.** Flushing runs in threads the session waits for at most ``flush`` seconds: a
 collector that is down costs the suite that much, never a failure; then nothing more is
@@ -43,6 +47,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 from urllib.parse import unquote
 
 from ..reporting.run_model.comparisons import ERROR, PASSED, XPASSED, Comparison
+from ..reporting.run_model.span_trees import trace_parents
 from ..version import __version__
 
 if TYPE_CHECKING:  # imported when our own export starts: it needs the otel extra's messages
@@ -229,7 +234,11 @@ class Telemetry:
         found = mark.span if mark is not None else None
         context = found.get_span_context() if found is not None else None
         own = None
-        if context is not None and context.is_valid:
+        traced = trace_parents(comparison)  # (an output read from a trace: its own spans)
+        if traced is not None:
+            found = None
+            ids = traced[0]
+        elif context is not None and context.is_valid:
             ids = context.trace_id.to_bytes(16, "big"), context.span_id.to_bytes(8, "big")
         else:
             found = None
@@ -258,14 +267,16 @@ class Telemetry:
                 )
         now = time.time_ns()
         events = [{**case_attributes(comparison, found), **extra}]
+        where = [ids]
         if self.per_field:
             events += field_attributes(comparison)
+            where += traced[1] if traced is not None else [ids] * (len(events) - 1)
         if self._logger is not None:
-            _users_events(self._logger, events, now, ids)
+            _users_events(self._logger, events, now, where)
         else:
             assert self._outbox is not None
-            for attributes in events:
-                self._outbox.event(EVENT, now, *ids, attributes)
+            for attributes, at in zip(events, where):
+                self._outbox.event(EVENT, now, *at, attributes)
         if own is not None:
             own.end(end_time=end)
 
@@ -303,22 +314,25 @@ class Telemetry:
 
 
 def _users_events(
-    logger: Logger, events: list[Attributes], now: int, ids: tuple[bytes, bytes]
+    logger: Logger, events: list[Attributes], now: int, where: list[tuple[bytes, bytes]]
 ) -> None:
-    """The events through the user's logger, in the context of the span ``ids``."""
+    """The events through the user's logger, each in the context of its span's ids."""
     from opentelemetry import trace
     from opentelemetry._logs import LogRecord
 
-    span = trace.NonRecordingSpan(
-        trace.SpanContext(
-            int.from_bytes(ids[0], "big"),
-            int.from_bytes(ids[1], "big"),
-            is_remote=False,
-            trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
-        )
-    )
-    context = trace.set_span_in_context(span)
-    for attributes in events:
+    contexts: dict[tuple[bytes, bytes], Context] = {}
+    for attributes, ids in zip(events, where):
+        context = contexts.get(ids)
+        if context is None:
+            span = trace.NonRecordingSpan(
+                trace.SpanContext(
+                    int.from_bytes(ids[0], "big"),
+                    int.from_bytes(ids[1], "big"),
+                    is_remote=False,
+                    trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+                )
+            )
+            context = contexts[ids] = trace.set_span_in_context(span)
         logger.emit(
             LogRecord(timestamp=now, context=context, event_name=EVENT, attributes=attributes)
         )

@@ -37,7 +37,8 @@ report's ``by``), ``steps`` [start, end, [[row, heading]]] (a trajectory's rows,
 comparison's parts, and the row each step starts at), ``input`` and ``output`` (the case's input and the
 model's output as the report keeps them: text as it is, other JSON indented), ``transcript``
 (a conversation's turns, each its messages and its rows: html_transcript.py; a comparison
-with one has no ``steps``).
+with one has no ``steps``), ``spans`` (a run read from a trace: its span tree, each scored
+step's span with its row: html_spans.py).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from ...engine.results.field_results import STATUSES as FIELD_STATUSES
 from ..run_model.comparisons import parts_of, trajectory_rows
 from ..run_model.report_types import CaseDict, ComparisonDict, FieldDict
 from .failure_message import step_of
+from .html_spans import spans_of
 from .html_transcript import TURN_ROW, transcript_of
 from .tables import page_text
 
@@ -262,6 +264,9 @@ class CaseData:
             extra["steps"] = steps
         if shown_turns is not None:
             extra["transcript"] = shown_turns
+        tree = spans_of(run)  # a run read from a trace: its span tree
+        if tree is not None:
+            extra["spans"] = tree
         for side in ("input", "output"):  # as the page shows them: text, or indented JSON
             if run.get(side) is not None:
                 value = run[side]

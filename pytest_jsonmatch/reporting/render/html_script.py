@@ -8,15 +8,18 @@ when it is opened. Filters (failed only, metric, field, text in the case id) and
 baseline's table) opens and shows its case. A trajectory (an agent's run's part, or a
 comparison by the trajectory metric) is shown step by step, where the data's ``steps`` puts
 its rows: under a heading per step, the step and the row where the run left the expected
-path marked; a conversation (``transcript``) turn by turn (html_transcript.py). Every value
+path marked; a conversation (``transcript``) turn by turn (html_transcript.py); a run read
+from a trace (``spans``) with its span tree under its rows (html_spans.py). Every value
 goes into the page as text (``textContent``), never as markup.
 """
 
 from __future__ import annotations
 
+from .html_spans import SPANS_CSS, SPANS_SCRIPT
 from .html_transcript import TRANSCRIPT_SCRIPT
 
-CASES_CSS = """
+CASES_CSS = (
+    """
 #case-rows { position: relative; }
 #case-rows > details.case { position: absolute; left: 0; right: 0; margin: 0; }
 details.case > summary { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
@@ -25,6 +28,8 @@ details.case.current { outline: 2px solid #0969da; }
 table.side-by-side tr.step td { font-weight: 600; background: #f6f8fa; }
 table.side-by-side tr.off-path td { outline: 2px solid #cf222e; outline-offset: -2px; }
 """
+    + SPANS_CSS
+)
 
 CASES_SCRIPT = r"""
 (function () {
@@ -353,6 +358,7 @@ CASES_SCRIPT = r"""
     var rows = fieldRows(r, x);
     if (x.transcript) { transcriptOf(x.transcript, rows, body); }  // (html_transcript.py)
     else { body.appendChild(rows.length ? fieldTable(rows) : node("p", "", "no fields")); }
+    if (x.spans) { spanTreeOf(x.spans, rows, body); }  // (html_spans.py)
     if (x.pairings) {
       var box = node("div", "pairings");
       box.appendChild(node("h4", "", "array pairings"));
@@ -535,5 +541,8 @@ CASES_SCRIPT = r"""
   if (n === 1) { setOpen(0, true); }
   fromHash();
   // (html_transcript.py's part)
+  // (html_spans.py's part)
 })();
-""".replace("  // (html_transcript.py's part)\n", TRANSCRIPT_SCRIPT)
+""".replace("  // (html_transcript.py's part)\n", TRANSCRIPT_SCRIPT).replace(
+    "  // (html_spans.py's part)\n", SPANS_SCRIPT
+)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         JudgeDict,
         PartDict,
         QuarantineDict,
+        SpanTreeDict,
     )
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
@@ -199,8 +200,9 @@ class Comparison(HashedSlotted):
         "by",
         "parts",
         "repeats",
+        "trace",
     )
-    _unhashed = frozenset({"call", "judge", "by"})  # mappings: equal or not, never hashed
+    _unhashed = frozenset({"call", "judge", "by", "trace"})  # mappings: equal or not, never hashed
 
     case_id: str
     nodeid: str
@@ -255,6 +257,8 @@ class Comparison(HashedSlotted):
     by: Mapping[str, tuple[int, ...]] | None
     parts: tuple[PartScore, ...]  # an agent's reply's or run's: a merge rescores it by them
     repeats: int | None  # the runs its case was asked for, where it repeats (None: once)
+    # the span tree of a run read from a trace (span_trees.py; None: the output was no trace)
+    trace: SpanTreeDict | None
 
     def __init__(
         self,
@@ -290,6 +294,7 @@ class Comparison(HashedSlotted):
         by: Mapping[str, tuple[int, ...]] | None = None,
         parts: tuple[PartScore, ...] = (),
         repeats: int | None = None,
+        trace: SpanTreeDict | None = None,
     ) -> None:
         self.case_id, self.nodeid, self.metric = case_id, nodeid, metric
         self.score, self.threshold, self.status = score, threshold, status
@@ -303,6 +308,7 @@ class Comparison(HashedSlotted):
         self.target, self.undecided, self.quarantine = target, undecided, quarantine
         self.shown, self.by = shown, by
         self.parts, self.repeats = parts, repeats
+        self.trace = trace
 
     @property
     def pair_id(self) -> str:
@@ -339,6 +345,7 @@ class Comparison(HashedSlotted):
         shown: Shown = NOTHING_SHOWN,
         by: Mapping[str, tuple[int, ...]] | None = None,
         repeats: int | None = None,
+        trace: SpanTreeDict | None = None,
     ) -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
         no field kept, for a run that reports none). ``invalid_fails``: an answer that breaks
@@ -366,6 +373,7 @@ class Comparison(HashedSlotted):
             by=by,
             parts=result.parts,
             repeats=repeats,
+            trace=trace,
             fields=reported_fields(result.fields, values, MISSING) if values else (),
             field_rules=field_rules(
                 result.fields, {f.path or "$": f.min_score for f in result.floor_failures}
@@ -507,6 +515,7 @@ class Comparison(HashedSlotted):
             shown=Shown.read(data),
             parts=parts_of(data),
             repeats=None if (k := data.get("repeats")) is None else int(k),
+            trace=data.get("trace"),
         )
 
 
@@ -518,6 +527,8 @@ def _write_runs_and_parts(comparison: Comparison, out: ComparisonDict) -> None:
         out["parts"] = [_part_dict(p) for p in comparison.parts]
     if comparison.repeats is not None:
         out["repeats"] = comparison.repeats
+    if comparison.trace is not None:
+        out["trace"] = comparison.trace
 
 
 def _part_dict(part: PartScore) -> PartDict:

@@ -384,6 +384,40 @@ class PartDict(_PartName):
     score: float
 
 
+class _SpanBase(TypedDict):
+    span_id: str
+    parent_id: str | None
+    name: str
+    kind: str
+    start_ms: float
+    duration_ms: float
+    status: str  # ok, error
+
+
+class SpanDict(_SpanBase, total=False):
+    """One span of a kept tree (engine/reading/trace_tree.py says each key;
+    span_trees.py its rows)."""
+
+    message: str  # what failed (only where something did, or the span's status says)
+    operation: str  # chat, execute_tool, invoke_agent: only for a step's span
+    tool: str  # a tool call's tool
+    tokens: list[int | None]  # [input, output]: a step that recorded any
+    attributes: dict[str, object]  # the attributes the reader read, bounded
+    rows: list[str]  # the rows of the steps it gave (their heads: run[2].refund)
+    answer: bool  # only on the span that gave the answer scored
+
+
+class _TreeBase(TypedDict):
+    trace_id: str
+    span_id: str | None  # the span the run is evaluated as: its agent's, else its root
+    total: int  # the run's spans
+    spans: list[SpanDict]
+
+
+class SpanTreeDict(_TreeBase, total=False):
+    cut: dict[str, int]  # what was left out: spans, attributes, values (only where any)
+
+
 class _ComparisonCall(TypedDict, total=False):
     call: CallDict  # only when the target was called (or its call replayed)
     judge: JudgeDict  # only when a field of it was judged
@@ -401,6 +435,7 @@ class _ComparisonCall(TypedDict, total=False):
     output_not_json: bool  # only when the output held what JSON cannot: kept in its terms
     parts: list[PartDict]  # only for a comparison made of parts (an agent's reply or run)
     repeats: int  # only for a case that repeats or sets its own repeat: the runs it was asked for
+    trace: SpanTreeDict  # only where the output was a run read from a trace: its span tree
 
 
 class ComparisonDict(_ComparisonCall):

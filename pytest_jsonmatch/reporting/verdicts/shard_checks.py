@@ -12,7 +12,8 @@ says of a comparison is re-derived from what the report also holds, and refused
   headline of the part's rows, and the whole as the engine's own ``combined`` makes it of
   them (a conversation's parts are each turn's, its rows under ``turns[k]``, turn by turn,
   then its end state's); its status from its score, threshold, fields and the floors its
-  rows record (a passed comparison has no field below its floor);
+  rows record (a passed comparison has no field below its floor); the span tree of a run
+  read from a trace (``trace``) from itself and its rows (span_trees.py's ``tree_problem``);
 - a case's runs from the run's settings (``run.settings.repeat``) and the runs its
   comparisons record it was asked for (``repeats``, where it repeats or sets its own
   ``repeat:``); a shard written before comparisons recorded them has the case's own
@@ -43,6 +44,7 @@ from ...engine.results.field_results import (
 )
 from ..run_model.aggregate import case_result
 from ..run_model.comparisons import ERROR, PASSED, Comparison, pair_id
+from ..run_model.span_trees import tree_problem
 
 
 class ShardError(JsonMatchError):
@@ -223,6 +225,8 @@ def check_comparisons(where: str, comparisons: Iterable[Comparison]) -> None:
     """Each comparison's figures re-derived from its rows (:func:`score_disagreement`)."""
     for c in comparisons:
         why = score_disagreement(c)
+        if not why and c.trace is not None:  # (a run read from a trace: its span tree)
+            why = tree_problem(c.trace, [f.path for f in c.fields])
         if why:
             raise ShardError(
                 f"{where}: case {shown(c.case_id)} run {c.repeat}: {why}: the shard's "
