@@ -282,8 +282,9 @@ def test_the_report_format_is_pinned():
     # the baseline's unscored cases, keeps the version; so does the reliability section's
     # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
     # who decided its fields, its parts (their names, a conversation's tau2 and rubric parts too, and
-    # the turn a conversation's part is of), the runs its case was asked for and the span
-    # tree of a run read from a trace).
+    # the turn a conversation's part is of), the runs its case was asked for, the span
+    # tree of a run read from a trace, and the conversations a simulated user spoiled: their
+    # status and their count).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -305,6 +306,7 @@ def test_the_report_format_is_pinned():
         "overall",
         "reliability",
         "run",
+        "simulator",
         "targets",
         "version",
         "xfailed",
@@ -312,7 +314,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "c3d254804859d2798140ec4a91a89b9999e871abafb3d4a8a152fe9990649572"
+        "45bb69068b879f1740077ff570de097acaee1bef7d849be3180eeee7999ab0bb"
     )
 
 

@@ -49,6 +49,7 @@ from ..engine.reading.agent_messages import AgentKind
 if TYPE_CHECKING:
     from ..engine.agents.conversation_scoring import ConversationScorer
     from ..engine.results.field_results import MatchResult
+    from .conversation_updates import TurnsUpdate
 
 # the keys of a scripted turn, and of a conversation played by a function
 TURN_KEYS = frozenset({"user", "expected", "expected_run"})
@@ -74,6 +75,7 @@ class ConversationExpectations(Slotted):
         "state",
         "tau2",
         "rubric",
+        "given",
         "_built",
     )
     _fields = __slots__[:-1]
@@ -92,6 +94,7 @@ class ConversationExpectations(Slotted):
         self.turns, self.run_options, self.state = turns, run_options, state
         self.tau2: object = None  # tau2-bench's evaluation criteria (None: not scored)
         self.rubric: tuple[str, ...] | None = None  # assertions the judge holds it to
+        self.given: object = None  # its conversation: as the case file holds it (an update's)
         self._built: tuple[str, dict[str, object], ConversationScorer] | None = None
 
     @classmethod
@@ -124,7 +127,7 @@ class ConversationExpectations(Slotted):
                 made = cls._played(given, run_options, data.get("expected_state"))
             else:
                 made = cls._scripted(given, run_options, data.get("expected_state"))
-            made.tau2 = data.get("tau2")
+            made.tau2, made.given = data.get("tau2"), given
         except ConfigError as exc:
             raise error("conversation", f"conversation: {exc}") from None
         if "rubric" in data:
@@ -330,8 +333,21 @@ class ConversationExpectations(Slotted):
         raise CaseFileError("a conversation is made by its target, turn by turn: no actual_file")
 
     def answer_of(self, output: object) -> object:
-        """(An update rewrites no conversation: its turns say what each must show.)"""
-        raise ConfigError("an update does not rewrite a conversation's turns: edit them")
+        """(An update writes each turn's answer: :meth:`turns_update`.)"""
+        raise ConfigError("a conversation's update is its turns': turns_update")
+
+    def turns_update(
+        self, output: object, result: MatchResult, read: Callable[[object], object]
+    ) -> TurnsUpdate | None:
+        """What an update writes of the conversation ``output`` (scored: ``result``): each
+        turn's expected answer, its text read as a JSON value by ``read``
+        (conversation_updates.py); None: no turn expects one."""
+        from ..engine.agents.agent_run import read_run
+        from ..engine.agents.conversation_scoring import turns_of
+        from .conversation_updates import turns_update
+
+        answers = [turn.answer for turn in turns_of(read_run(output))]
+        return turns_update(self.given, [{} if a is None else read(a) for a in answers], result)
 
 
 def _users_said(recorded: object) -> list[object] | None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NoReturn
 import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
+from ..cases.conversation_cases import ConversationExpectations
 from ..cases.marks import FieldsExpectedToFail, field_xfail, fields_expected_to_fail, pytest_marks
 from ..cases.typos import PathWarning, SharedPaths, case_typos
 from ..engine.core.errors import JsonMatchError, safe_text
@@ -188,9 +189,11 @@ class GoldenItem(pytest.Item):
         counts, as an error; SystemExit too), then raise its error. Ctrl-C is not recorded:
         it stops the run."""
         assert produced.error is not None
+        from ..engine.agents.simulated_user import spoils
         from ..engine.core.masking import one_line
 
         self._attempts = produced.attempts_note
+        spoiled = spoils(produced.error)
         if not isinstance(produced.error, KeyboardInterrupt):
             case, defaults = self.case, self.golden.channel.defaults
             name = case.metric or defaults.metric
@@ -201,8 +204,11 @@ class GoldenItem(pytest.Item):
                     threshold=case.threshold if case.threshold is not None else defaults.threshold,
                     repeat=repeat,
                     error=one_line(produced.error) + self._attempts,
+                    spoiled=spoiled,
                 )
             )
+        if spoiled:  # neither the agent's pass nor its failure: pytest's word for "not tested"
+            pytest.skip(one_line(produced.error))
         raise produced.error
 
     def _updates(
@@ -211,8 +217,10 @@ class GoldenItem(pytest.Item):
         """Whether the case's expected value is to be rewritten: it has none (the updating
         target's run), it failed under "fix", or under "all" it does not score 1.0 (an output
         spelt otherwise but scoring 1.0 is a right answer: its expected stays as the reviewer
-        wrote it)."""
-        updating = updating and self.case.expected is not None  # (a run that scores no answer)
+        wrote it). A conversation's update is its turns' answers (it has no expected)."""
+        talk = isinstance(self.case.scorer, ConversationExpectations)
+        # (a run that scores no answer has nothing to update)
+        updating = updating and (self.case.expected is not None or talk)
         kind = update.kind if updating and (update := self.golden.settings.update) else None
         return (
             (self.case.expected is NO_EXPECTED and updating)
@@ -267,12 +275,20 @@ class GoldenItem(pytest.Item):
         from ..updating.update_review import case_update
 
         case, golden = self.case, self.golden
-        metric = metric_named(case.metric or golden.channel.defaults.metric)
-        output = case.scorer.answer_of(output)  # (an agent's reply or run: its answer)
-        value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         display, root = golden.cases.display(case.path), golden.settings.rootpath
+        metric = metric_named(case.metric or golden.channel.defaults.metric)
+
+        def read(answer: object) -> object:  # (model text parsed leniently)
+            return read_json(parse_actual(answer, allow_array=metric.allow_array), "actual")[0]
+
         mode = golden.settings.update
-        return case_update(case, value, display, root, results, mode, self._hold())
+        if isinstance(case.scorer, ConversationExpectations):  # (each turn's answer)
+            turns = case.scorer.turns_update(output, results[0][0], read) if results else None
+            if turns is None:
+                return None
+            return case_update(case, turns.new, display, root, results, mode, self._hold(), turns)
+        output = case.scorer.answer_of(output)  # (an agent's reply or run: its answer)
+        return case_update(case, read(output), display, root, results, mode, self._hold())
 
     def _hold(self) -> Hold | None:
         """The xfail that holds this case's update (None: none does): pytest's xfail mark

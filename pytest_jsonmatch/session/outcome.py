@@ -64,6 +64,7 @@ class Outcome(Slotted):
         "input",
         "output",
         "repeats",
+        "spoiled",
         "trace",
     )
 
@@ -91,6 +92,8 @@ class Outcome(Slotted):
         output: object = None,
         # how many runs the case was asked for, where it repeats or sets its own (None: once)
         repeats: int | None = None,
+        # the error is its simulated user's fault (a conversation it spoiled), not the agent's
+        spoiled: bool = False,
         # the output where it was a run read from a trace (engine/reading/trace_spans.py):
         # its span tree goes into the record
         trace: Trace | None = None,
@@ -99,6 +102,7 @@ class Outcome(Slotted):
         self.error, self.repeat, self.source, self.recording = error, repeat, source, recording
         self.call, self.judge, self.unread, self.undecided = call, judge, unread, undecided
         self.input, self.output, self.repeats = input, output, repeats
+        self.spoiled = spoiled
         self.trace = trace
 
     @classmethod
@@ -115,6 +119,7 @@ class Outcome(Slotted):
         error: str = "",
         unread: str = "",
         undecided: int = 0,
+        spoiled: bool = False,
     ) -> Outcome:
         """Run ``repeat``'s outcome: scored (``result``, ``passed``) or not (``error``), its
         output's source, recording and call taken from ``produced``."""
@@ -138,6 +143,7 @@ class Outcome(Slotted):
             # the model's output (a live call's or a recording's); a case's own is in its file
             output=produced.output if produced.source != "case" else None,
             repeats=produced.repeats,
+            spoiled=spoiled,
             trace=cast("Trace", produced.output) if traced else None,
         )
 
@@ -204,15 +210,21 @@ class Outcome(Slotted):
         )
 
     def _unscored(self, where: _Where) -> Comparison:
-        """The record of an outcome that could not be scored: an error, scoring 0; an answer
-        that could not be read is held invalid by its conformance."""
-        from ..reporting.run_model.comparisons import ERROR, Comparison, ReportedConformance
+        """The record of an outcome that could not be scored: an error, scoring 0 (or, where
+        its simulated user spoiled it, ``simulator``: counted nowhere); an answer that could
+        not be read is held invalid by its conformance."""
+        from ..reporting.run_model.comparisons import (
+            ERROR,
+            SIMULATOR,
+            Comparison,
+            ReportedConformance,
+        )
 
         unread = ReportedConformance((("", "(answer)", self.unread),), 1) if self.unread else None
         return Comparison(
             metric=self.metric,
             score=0.0,
-            status=ERROR,
+            status=SIMULATOR if self.spoiled else ERROR,
             error=self.error,
             conformance=unread,
             undecided=self.undecided,

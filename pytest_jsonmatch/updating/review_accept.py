@@ -187,6 +187,7 @@ def _update(one: _Chosen, root: Path) -> CaseUpdate:
         default_id=str(case["default_id"]),
         sha256=str(one.file["sha256"]),
         root=str(root),
+        key=str(case.get("key", "expected")),  # (review_file.py checked it)
     )
 
 
@@ -244,7 +245,8 @@ def _old_value_is_the_files(one: _Chosen, update: CaseUpdate, data: object) -> N
         if isinstance(cases, list)
         else [data]
     )
-    expected = found[0].get("expected", ABSENT) if found and isinstance(found[0], dict) else ABSENT
+    key = update.key  # (its expected value, or a conversation's turns)
+    expected = found[0].get(key, ABSENT) if found and isinstance(found[0], dict) else ABSENT
     old = one.case.get("old", ABSENT)
     if not found:
         problem = "it holds no such case"

@@ -23,7 +23,7 @@ from ..engine.reading.deep_json import read_whole
 from ..engine.reading.user_files import read_regular_text, resolved
 from .update_fields import ABSENT, Change, changes, path_of
 from .update_review import FOLDER, REVIEW_JSON, review_files_owned, review_folder
-from .updates import UPDATE_KINDS
+from .updates import UPDATE_KINDS, UPDATED_KEYS
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _SETTINGS = tuple(f"{kind},review" for kind in UPDATE_KINDS)  # the ``update`` a review names
@@ -138,7 +138,10 @@ def _problem(document: object) -> str:
             return f"the case file {shown_value(name, 200)} has no SHA-256 digest"
         cases = file.get("cases")
         if not isinstance(cases, list) or not all(_a_case(case) for case in cases):
-            return f"a case of {shown_value(name, 200)} without id, line, default_id or new"
+            return (
+                f"a case of {shown_value(name, 200)} without id, line, default_id or new, "
+                f"or with a key other than {' or '.join(UPDATED_KEYS)}"
+            )
         twice = _twice(case["id"] for case in cases)
         if twice is not None:
             return f"the case {shown_value(twice)} of {shown_value(name, 200)} is listed twice"
@@ -240,6 +243,7 @@ def _a_case(case: object) -> bool:
         and isinstance(case.get("line"), int)
         and not isinstance(case.get("line"), bool)
         and "new" in case
+        and case.get("key", "expected") in UPDATED_KEYS  # (what an accept may write)
     )
 
 

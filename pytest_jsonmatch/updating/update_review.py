@@ -23,6 +23,7 @@ from .updates import CaseUpdate, UpdateMode, apply_updates
 
 if TYPE_CHECKING:
     from ..cases.case_files import GoldenCase
+    from ..cases.conversation_updates import TurnsUpdate
     from ..engine.results.field_results import MatchResult
 
 FOLDER = ".jsonmatch"  # under the test root, beside nothing of the user's
@@ -40,6 +41,7 @@ def case_update(
     results: Sequence[tuple[MatchResult, float]],
     mode: UpdateMode | None,
     hold: Hold | None = None,
+    turns: TurnsUpdate | None = None,
 ) -> CaseUpdate | None:
     """The update that gives ``case`` what the metric counted wrong of the output ``value``
     (``display``: its file as messages show it; ``root``: the test root it must lie in), or
@@ -48,7 +50,9 @@ def case_update(
     value as written (Selection). What ``hold`` (an xfail) covers is not written; a review
     lists it, marked, with the rest. A case without an expected value takes ``value`` whole,
     or, held by any xfail, nothing. In a review run the update carries what the review
-    shows: the old expected value, why the case changes, and why each field does."""
+    shows: the old expected value, why the case changes, and why each field does. A
+    conversation's update (``turns``, cases/conversation_updates.py) writes its turns'
+    answers into its ``conversation:`` instead, from their rows at their places there."""
     from ..cases.case_files import NO_EXPECTED
 
     update = CaseUpdate(
@@ -63,6 +67,14 @@ def case_update(
     )
     review = mode is not None and mode.review
     old = case.expected
+    rows = None
+    if turns is not None:
+        from ..cases.conversation_updates import KEY, held_as_scored
+
+        update = replace(update, key=KEY, value=turns.new)
+        if hold is not None and hold.covers is not None:  # (it names the rows as scored)
+            hold = Hold(hold.why, held_as_scored(hold.covers, turns.scored_path))
+        old, value, rows = turns.old, turns.new, Rows(turns.rows)
     if old is NO_EXPECTED:
         held = ("$",) if hold is not None else ()
         update = replace(update, xfail="" if hold is None else hold.why, held=held)
@@ -70,7 +82,7 @@ def case_update(
         if review:
             return replace(update, old=None, had_expected=False, why="no expected yet")
         return update
-    args = (update, old, value, results, mode, hold)
+    args = (update, old, value, results, mode, hold, rows)
     try:
         return _update_of(*args)
     except RecursionError:  # (rare: measured only then)
@@ -88,8 +100,9 @@ def _update_of(
     results: Sequence[tuple[MatchResult, float]],
     mode: UpdateMode | None,
     hold: Hold | None,
+    given: Rows | None = None,
 ) -> CaseUpdate | None:
-    rows = Rows(answer_rows(results[0][0]) if results else ())
+    rows = given or Rows(answer_rows(results[0][0]) if results else ())
     review = mode is not None and mode.review
     chosen = Selection(rows, hold, take_held=review)
     new = chosen.of(old, value)
@@ -205,6 +218,7 @@ def _case_entry(update: CaseUpdate) -> dict[str, object]:
     held = set(update.held)
     return {
         "id": update.case_id,
+        **({"key": update.key} if update.key != "expected" else {}),
         "line": update.line,
         "default_id": update.default_id,
         "why": update.why,

@@ -83,6 +83,9 @@ class CaseUpdate:
     xfail: str = ""
     held: tuple[str, ...] = ()
     writes: bool = True
+    # the case's key the value is written to: its expected value, or (a conversation's
+    # turns' expected answers) the whole conversation (cases/conversation_updates.py)
+    key: str = "expected"
 
     def to_dict(self) -> dict[str, object]:
         """Plain data, for the xdist wire."""
@@ -109,7 +112,18 @@ class CaseUpdate:
             if isinstance(held := data.get("held"), list | tuple)
             else (),
             writes=data.get("writes") is not False,
+            key=_key(data.get("key", "expected")),
         )
+
+
+# the keys of a case an update may write (anything else read back is refused)
+UPDATED_KEYS = ("expected", "conversation")
+
+
+def _key(given: object) -> str:
+    if given not in UPDATED_KEYS:
+        raise CaseFileError(f"an update writes a case's {' or '.join(UPDATED_KEYS)}, not {given!r}")
+    return str(given)
 
 
 def _texts(data: object) -> dict[str, str]:
@@ -173,7 +187,8 @@ def _update_file(path: Path, wanted: list[CaseUpdate], display: str, since: str)
                 f"or an editor?): not updated; run again to update it"
             )
         text = read_text(path, display)
-        new = rewrite(text, {u.case_id: u.value for u in wanted}, display, wanted[0].default_id)
+        values, keys = {u.case_id: u.value for u in wanted}, {u.case_id: u.key for u in wanted}
+        new = rewrite(text, values, display, wanted[0].default_id, keys)
         bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
         write_atomic(path, lambda fh: fh.write(bom + new), newline="")
         return hashlib.sha256((bom + new).encode("utf-8")).hexdigest()

@@ -44,18 +44,26 @@ if TYPE_CHECKING:  # yaml is imported when a file is read, not before
     from yaml.nodes import Node
 
 
-def rewrite(text: str, values: Mapping[str, object], display: str, default_id: str) -> str:
+def rewrite(
+    text: str,
+    values: Mapping[str, object],
+    display: str,
+    default_id: str,
+    keys: Mapping[str, str] | None = None,
+) -> str:
     """``text`` with the expected value of each case in ``values`` (case id -> new value)
-    replaced, or inserted where the case has none. ``default_id`` is the id of a file's
-    single case when it gives none."""
+    replaced, or inserted where the case has none; a case in ``keys`` (case id -> key) has
+    that key's value replaced instead (a conversation's ``conversation``: its turns'
+    answers). ``default_id`` is the id of a file's single case when it gives none."""
+    keyed = {case_id: ((keys or {}).get(case_id, "expected"), v) for case_id, v in values.items()}
     root: Node
     data, root = parse_yaml(text, display)
     style = file_style(text, root)
     edits: list[Edit] = []
-    for case_id, value in values.items():
+    for case_id, (key, value) in keyed.items():
         case, old = _case_node(root, data, case_id, default_id, display)
         try:
-            edits += _edit(text, case, old, value, style)
+            edits += _edit(text, case, old, key, value, style)
         except CaseFileError as exc:  # every failure names the file
             message = str(exc)
             raise CaseFileError(
@@ -68,7 +76,7 @@ def rewrite(text: str, values: Mapping[str, object], display: str, default_id: s
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
-    _verify(out, cast("Mapping[str, object]", data), values, display, default_id)
+    _verify(out, cast("Mapping[str, object]", data), keyed, display, default_id)
     return out
 
 
@@ -96,13 +104,17 @@ def _case_node(
 # -- the edit ----------------------------------------------------------------------------------
 
 
-def _edit(text: str, case: Node, old_case: object, value: object, style: Style) -> list[Edit]:
-    """The edits (start, end, new text) that give ``case`` the expected ``value``."""
+def _edit(
+    text: str, case: Node, old_case: object, name: str, value: object, style: Style
+) -> list[Edit]:
+    """The edits (start, end, new text) that give ``case``'s key ``name`` the ``value``."""
     keys = node_keys(case)
-    if "expected" in keys:
-        key, node = keys["expected"]
-        old = old_case.get("expected", _NOTHING) if isinstance(old_case, Mapping) else _NOTHING
+    if name in keys:
+        key, node = keys[name]
+        old = old_case.get(name, _NOTHING) if isinstance(old_case, Mapping) else _NOTHING
         return _replaced(text, key, node, old, value, style)
+    if name != "expected":  # (a conversation's turns are in its case: never added)
+        raise CaseFileError(f"the case has no {name} to update (was the file edited meanwhile?)")
     return _added(text, case, value, style)
 
 
@@ -173,11 +185,11 @@ def _checked(edits: list[Edit]) -> list[Edit]:
 def _verify(
     new_text: str,
     old_data: Mapping[str, object],
-    values: Mapping[str, object],
+    values: Mapping[str, tuple[str, object]],
     display: str,
     default_id: str,
 ) -> None:
-    """The rewritten file must read as the old one with exactly the new expected values."""
+    """The rewritten file must read as the old one with exactly the new values."""
     try:
         new_data, _ = parse_yaml(new_text, display)
     except CaseFileError as exc:
@@ -193,13 +205,16 @@ def _verify(
 
 
 def _with_values(
-    data: Mapping[str, object], values: Mapping[str, object], default_id: str
+    data: Mapping[str, object], values: Mapping[str, tuple[str, object]], default_id: str
 ) -> dict[str, object]:
     if "cases" not in data:
-        return {**data, "expected": values[str(data.get("id", default_id))]}
+        key, value = values[str(data.get("id", default_id))]
+        return {**data, key: value}
     # 'cases' as read from a case file: a list of mappings
     cases = [
-        dict(case, expected=values[str(case["id"])]) if str(case.get("id")) in values else case
+        {**case, values[str(case["id"])][0]: values[str(case["id"])][1]}
+        if str(case.get("id")) in values
+        else case
         for case in cast("list[Mapping[str, object]]", data["cases"])
     ]
     return {**data, "cases": cases}

@@ -80,11 +80,13 @@ KINDS = {
     "targets": Kind(
         "named targets with a reference (model comparison)", {"zeta[base]": 1.0, "zeta[cand]": 0.4}
     ),
-    # a conversation has no `expected:` of its own (its turns say what each must show): an
-    # update leaves it as it is. misread_order: turn 0's answer (1 row, matches); turn 1's
-    # step (2 rows: its name matches, its order not) and answer (2 rows, 1 matches); the
-    # state (1 row, wrong): 3 of 6 rows, 1/2, before and after
-    "conversation": Kind("a scripted conversation: its turns and its end state"),
+    # a conversation's update writes each turn's expected answer (never its steps nor the
+    # state). misread_order: turn 1's answer takes the order the agent read (4312); after,
+    # turn 0's answer (1 row) and turn 1's (2 rows) match, turn 1's step (2 rows: its name
+    # matches, its order not) 1 of 2, the state (1 row) wrong: (1 + 2 + 1 + 0) / 6 = 2/3
+    "conversation": Kind(
+        "a scripted conversation: its turns and its end state", {"misread_order": 2 / 3}
+    ),
     # rome: its answer rewritten from the run its trace holds ({city: Rome, temp: 3}); its
     # step was right already: 1.0 after. oslo and bergen (its tool failed, its step and
     # answer as expected) were right: left as they are

@@ -45,6 +45,8 @@ CASES = [
     ("e-xfail", "xfailed", 0.0, _fields("mismatch", 0.0)),
     ("f-xpass", "xpassed", 1.0, _fields("match", 1.0)),
     ("g-near", "passed", 0.9, _fields("match", 1.0)),
+    # a conversation its simulated user spoiled: counted nowhere, named apart
+    ("h-spoiled", "simulator", 0.0, ()),
 ]
 
 
@@ -60,7 +62,10 @@ def every_status_report() -> dict:
             precision=score,
             recall=score,
             f1=score,
-            error="no JSON object found in actual" if status == "error" else "",
+            error={
+                "error": "no JSON object found in actual",
+                "simulator": "simulator: the simulated user said nothing at turn 1",
+            }.get(status, ""),
             file="t.py",
             fields=fields,
         )

@@ -27,7 +27,14 @@ def test_a_status_writes_as_its_value(status: Status) -> None:
 
 
 def test_the_statuses_are_the_report_schemas() -> None:
-    assert [s.value for s in STATUSES] == ["passed", "failed", "error", "xfailed", "xpassed"]
+    assert [s.value for s in STATUSES] == [
+        "passed",
+        "failed",
+        "error",
+        "xfailed",
+        "xpassed",
+        "simulator",
+    ]
     assert Status("xfailed") is Status.XFAILED and PASSED is Status.PASSED
 
 

@@ -85,6 +85,9 @@ def test_the_text_leaves_out_never_scored_fields():
                 "field_f1      5     2     2      1  0.5300  0.5300  0.5300  0.5300",
                 "overall score 0.5300 over 5 cases, 1 unscored (counted as 0)",
                 "not counted (expected to fail): 1 xfailed, 1 xpassed",
+                # (a conversation its simulated user spoiled: in no score, named apart)
+                "simulator: 1 conversation spoiled by its simulated user, not counted (neither",
+                "  the agent's pass nor its failure): h-spoiled",
                 "",
                 "field   score  match  mismatch  omission  halluc.",
                 "extra  0.0000      0         0         0        1",
@@ -117,7 +120,8 @@ def test_the_markdown_lists_cases_worst_first_and_leaves_out_never_scored_fields
                 (
                     "Overall score **0.5300** over 5 cases, 1 of which could not be scored (counted as 0); "
                     "1 xfailed and 1 xpassed, not counted (expected to fail: xfail-marked, or caught by "
-                    "the test)."
+                    "the test); 1 conversation spoiled by its simulated user, not counted (neither "
+                    "the agent's pass nor its failure)."
                 ),
                 "",
                 "### Cases that failed or could not be scored",

@@ -68,6 +68,18 @@ class SimulatorFault(JsonMatchError):
         super().__init__(SIMULATOR + message)
 
 
+def spoils(error: BaseException | None) -> bool:
+    """Whether ``error`` (or an error it was raised from) is a :class:`SimulatorFault`: a
+    conversation its simulated user spoiled, neither the agent's pass nor its failure."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, SimulatorFault):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 class SimulatedUser:
     """A user played by a model, its settings read and checked once (``settings``, a case
     file's ``simulated:`` mapping); called with the conversation so far, it gives the

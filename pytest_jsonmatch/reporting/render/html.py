@@ -61,6 +61,8 @@ from .runs_chart import difference_chart
 from .tables import page_text
 
 BINS = 10  # histogram bins over [0, 1]
+# the statuses no aggregate counts (run_model/comparisons.py's UNCOUNTED), left out of the histogram
+UNCOUNTED_STATUSES = ("xfailed", "xpassed", "simulator")
 
 
 def render_html(report: Report) -> str:
@@ -81,7 +83,7 @@ def write_html(fh: IO[str], report: Report) -> None:
         _figures(report),
         _metrics_table(report["metrics"]),
         _calls(report),
-        _histogram(c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")),
+        _histogram(c for c in report["cases"] if c["status"] not in UNCOUNTED_STATUSES),
         _fields_section(report),
         _baseline(report.get("baseline"), report["gates"]),
         _targets(report.get("targets")),
@@ -221,6 +223,8 @@ def _figures(report: ReportHead) -> str:
     ]
     if report.get("xfailed") or report.get("xpassed"):
         cards.append(("xfailed / xpassed", f"{report['xfailed']} / {report['xpassed']}", "xfail"))
+    if spoiled := report.get("simulator", 0):  # (neither the agent's pass nor its failure)
+        cards.append(("spoiled by the simulated user", str(spoiled), "simulator"))
     body = "".join(
         f'<div class="card"><div class="big" data-figure="{key}">{_e(value)}</div>'
         f"<div>{_e(label)}</div></div>"
@@ -486,7 +490,7 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .badge.passed, .badge.match { color: #fff; background: var(--ok); }
 .badge.failed, .badge.error, .badge.omission, .badge.hallucination { color: #fff; background: var(--bad); }
 .badge.mismatch { color: #fff; background: var(--warn); }
-.badge.xfailed, .badge.skipped { color: #fff; background: var(--muted); }
+.badge.xfailed, .badge.skipped, .badge.simulator { color: #fff; background: var(--muted); }
 .badge.xpassed { color: #fff; background: #8250df; }
 .badge.batch_error { color: #fff; background: #953800; }
 .badge.truncated { color: #fff; background: #9a6700; margin-right: 6px; }

@@ -85,9 +85,10 @@ CASES_SCRIPT = r"""
     }
     return a.length - b.length;
   }
-  function rank(c) {  // listing.case_order's ranks: unscored, failing, passing, xfail-marked
+  function rank(c) {  // listing.case_order's ranks: unscored, failing, passing, not counted
     var s = S[c[1]];
-    return s === "error" ? 0 : s === "failed" ? 1 : (s === "xfailed" || s === "xpassed") ? 3 : 2;
+    return s === "error" ? 0 : s === "failed" ? 1
+      : (s === "xfailed" || s === "xpassed" || s === "simulator") ? 3 : 2;
   }
   var orders = {};
   function order(name) {

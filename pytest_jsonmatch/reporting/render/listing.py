@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..run_model.comparisons import ERROR, EXPECTED_TO_FAIL, FAILED
+from ..run_model.comparisons import ERROR, FAILED, UNCOUNTED
 
 if TYPE_CHECKING:
     from ..run_model.report_types import CaseDict, FieldAggregateDict, ValidShareDict
@@ -26,7 +26,7 @@ def case_order(case: CaseDict) -> tuple[int, float, str]:
 
 
 # the ranks of case_order: unscored, failing, passing (any other status), expected to fail
-_CASE_RANKS: dict[str, int] = {ERROR: 0, FAILED: 1, **dict.fromkeys(EXPECTED_TO_FAIL, 3)}
+_CASE_RANKS: dict[str, int] = {ERROR: 0, FAILED: 1, **dict.fromkeys(UNCOUNTED, 3)}
 
 
 def worst_first(cases: Iterable[CaseDict]) -> list[CaseDict]:

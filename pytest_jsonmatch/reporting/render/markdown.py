@@ -202,6 +202,12 @@ def _overall(report: ReportHead) -> str:
             f"; {report['xfailed']} xfailed and {report['xpassed']} xpassed, not counted "
             f"(expected to fail: xfail-marked, or caught by the test)"
         )
+    if spoiled := report.get("simulator", 0):
+        text += (
+            f"; {spoiled} conversation{'' if spoiled == 1 else 's'} spoiled by "
+            f"{'its' if spoiled == 1 else 'their'} simulated user, not counted (neither the "
+            f"agent's pass nor its failure)"
+        )
     return text + "."
 
 

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         TargetsDict,
     )
 
-SIMULATOR = "simulator: "  # (engine/agents/simulated_user.py: a simulator's fault begins so)
+SIMULATOR = "simulator"  # (the status of a conversation its simulated user spoiled)
 FIELD_ROWS = 15  # per field table, unless -v
 CHANGED_ROWS = 5  # cases that changed most against the baseline
 NAMED_CASES = 5  # added / removed / error cases named, unless -v
@@ -174,18 +174,19 @@ def _overall(report: ReportHead) -> list[str]:
 
 
 def _simulator_lines(report: Report) -> list[str]:
-    """The conversations a simulated user spoiled (its fault: an error whose reason begins
-    ``simulator:``), apart from the agent's errors: neither its pass nor its failure."""
-    spoiled = [
-        c["case_id"] for c in report["comparisons"] if c.get("error", "").startswith(SIMULATOR)
-    ]
+    """The conversations a simulated user spoiled (status ``simulator``), counted apart from
+    the agent's cases: neither its pass nor its failure, nor in any score."""
+    spoiled = report.get("simulator", 0)
     if not spoiled:
         return []
-    named = ", ".join(spoiled[:NAMED_CASES]) + (", ..." if len(spoiled) > NAMED_CASES else "")
+    ids = dict.fromkeys(c["case_id"] for c in report["comparisons"] if c["status"] == SIMULATOR)
+    named = list(ids)[:NAMED_CASES]
+    listed = ", ".join(named) + (", ..." if len(ids) > len(named) else "")
     return [
         escape_controls(
-            f"simulator: {len(spoiled)} of the unscored cases spoiled by their simulated "
-            f"user, neither the agent's pass nor its failure: {named}"
+            f"simulator: {spoiled} conversation{'' if spoiled == 1 else 's'} spoiled by "
+            f"{'its' if spoiled == 1 else 'their'} simulated user, not counted "
+            f"(neither the agent's pass nor its failure)" + (f": {listed}" if listed else "")
         )
     ]
 

@@ -2,7 +2,8 @@
 
 Every comparison that was attempted counts. A comparison that could not be scored is an
 ``error`` with score 0; comparisons made in xfail-marked tests (``xfailed``, ``xpassed``)
-are counted apart and left out of every aggregate. A case repeated N times counts once, with
+are counted apart and left out of every aggregate, and so are conversations their simulated
+user spoiled (``simulator``: neither the agent's pass nor its failure). A case repeated N times counts once, with
 the mean of its runs; its per-field counts take every run.
 
 Sums are exact (engine.results.ExactSum), so partial aggregates (xdist workers, worker
@@ -30,6 +31,8 @@ from .comparisons import (
     EXPECTED_TO_FAIL,
     FAILED,
     PASSED,
+    SIMULATOR,
+    UNCOUNTED,
     VIOLATIONS_KEPT,
     XFAILED,
 )
@@ -139,7 +142,7 @@ class CaseResult(HashedSlotted):
 
     @property
     def counted(self) -> bool:
-        return self.status not in EXPECTED_TO_FAIL and self.quarantine is None
+        return self.status not in UNCOUNTED and self.quarantine is None
 
     def to_dict(self) -> CaseResultDict:
         out: CaseResultDict = {
@@ -179,7 +182,10 @@ def listed_in_summary(case: CaseResult) -> bool:
     than once, those that could not be scored and those scored from an answer cut off): a
     run whose only report is that summary keeps the report lines of these cases alone."""
     return (
-        case.runs > 1 or case.status == ERROR or case.truncated > 0 or case.quarantine is not None
+        case.runs > 1
+        or case.status in (ERROR, SIMULATOR)
+        or case.truncated > 0
+        or case.quarantine is not None
     )
 
 
@@ -201,6 +207,8 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     checked = [c.conformance for c in runs if c.conformance is not None]
     if first.status in EXPECTED_TO_FAIL:
         status = first.status
+    elif any(c.status == SIMULATOR for c in runs):  # (its runs stopped there: none counts)
+        status = SIMULATOR
     elif errors:
         status = ERROR
     elif any(c.fails for c in checked):  # an invalid answer failed its run, whatever its score
@@ -250,7 +258,7 @@ def _one_run(run: Comparison) -> CaseResult:
     every case; tests/reporting/test_one_run_case.py holds the two equal)."""
     error = run.status == ERROR or run.undecided
     checked = run.conformance
-    if run.status in EXPECTED_TO_FAIL:
+    if run.status in UNCOUNTED:
         status = run.status
     elif error:
         status = ERROR
@@ -506,6 +514,7 @@ class Summary(Slotted):
         "overall",
         "xfailed",
         "xpassed",
+        "spoiled",
     )
 
     cases: dict[str, CaseResult]
@@ -516,6 +525,7 @@ class Summary(Slotted):
     overall: float | None
     xfailed: int
     xpassed: int
+    spoiled: int  # conversations their simulated user spoiled (counted nowhere else)
 
     def __init__(
         self,
@@ -527,10 +537,12 @@ class Summary(Slotted):
         overall: float | None,
         xfailed: int,
         xpassed: int,
+        spoiled: int = 0,
     ) -> None:
         self.cases, self.metrics = cases, metrics
         self.fields, self.groups, self.group_by = fields, groups, group_by
         self.overall, self.xfailed, self.xpassed = overall, xfailed, xpassed
+        self.spoiled = spoiled
 
     @property
     def count(self) -> int:
@@ -559,7 +571,7 @@ class Aggregates:
     every count an integer): partial aggregates of any split of a run, made by xdist
     workers, worker processes or a cluster, merge into the numbers of one pass."""
 
-    __slots__ = ("group_by", "metrics", "overall", "groups", "xfailed", "xpassed")
+    __slots__ = ("group_by", "metrics", "overall", "groups", "xfailed", "xpassed", "spoiled")
 
     def __init__(self, group_by: str = "metric") -> None:
         self.group_by = group_by
@@ -569,6 +581,7 @@ class Aggregates:
         self.groups: dict[str, dict[str, FieldAggregate]] = {}
         self.xfailed = 0
         self.xpassed = 0
+        self.spoiled = 0  # conversations their simulated user spoiled
 
     @property
     def count(self) -> int:
@@ -661,7 +674,9 @@ class Aggregates:
         if not case.counted:
             if case.quarantine is not None:
                 return False
-            if case.status == XFAILED:
+            if case.status == SIMULATOR:
+                self.spoiled += 1
+            elif case.status == XFAILED:
                 self.xfailed += 1
             else:
                 self.xpassed += 1
@@ -690,6 +705,7 @@ class Aggregates:
             _merge_fields(self.groups.setdefault(key, {}), fields)
         self.xfailed += other.xfailed
         self.xpassed += other.xpassed
+        self.spoiled += other.spoiled
         return self
 
     @classmethod
@@ -717,6 +733,7 @@ class Aggregates:
             self.overall.value / counted if counted else None,
             self.xfailed,
             self.xpassed,
+            self.spoiled,
         )
 
 

@@ -60,6 +60,7 @@ class Status(str, Enum):
     ERROR = "error"
     XFAILED = "xfailed"
     XPASSED = "xpassed"
+    SIMULATOR = "simulator"  # a conversation its simulated user spoiled: not the agent's verdict
 
     def __str__(self) -> str:
         return self.value
@@ -70,6 +71,7 @@ class Status(str, Enum):
 
 PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
 XFAILED, XPASSED = Status.XFAILED, Status.XPASSED
+SIMULATOR = Status.SIMULATOR
 
 
 if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
@@ -91,6 +93,9 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
 STATUSES = tuple(Status)
 # Comparisons made in xfail-marked tests are reported apart, outside every aggregate.
 EXPECTED_TO_FAIL = frozenset({XFAILED, XPASSED})
+# ...and so are conversations a simulated user spoiled (engine/agents/simulated_user.py):
+# neither the agent's pass nor its failure. These two are what no aggregate counts.
+UNCOUNTED = EXPECTED_TO_FAIL | {SIMULATOR}
 
 # How much of the expected and actual values a report keeps: ``short`` cuts each to
 # VALUE_LIMIT characters of compact JSON, ``full`` keeps them whole, ``none`` leaves them out.
@@ -319,8 +324,8 @@ class Comparison(HashedSlotted):
     @property
     def counted(self) -> bool:
         """Whether the comparison counts in aggregates and gates (not an xfail test's, not a
-        quarantined case's)."""
-        return self.status not in EXPECTED_TO_FAIL and self.quarantine is None
+        conversation its simulated user spoiled, not a quarantined case's)."""
+        return self.status not in UNCOUNTED and self.quarantine is None
 
     @classmethod
     def of_result(

@@ -700,6 +700,8 @@ class _AgainstBaseline(TypedDict, total=False):
     baseline: BaselineSectionDict  # only when the run was held against a baseline
     targets: TargetsDict  # only when named targets ran
     reliability: ReliabilityDict  # only when a case was run more than once
+    # only when a simulated user spoiled a conversation: how many (counted nowhere else)
+    simulator: int
 
 
 class ReportSummary(_AgainstBaseline):

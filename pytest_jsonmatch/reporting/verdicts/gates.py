@@ -172,13 +172,14 @@ def nothing_counted(
     if not given:
         return
     quarantined = sum(1 for case in summary.cases.values() if case.quarantine is not None)
-    xfailed, xpassed = summary.xfailed, summary.xpassed
+    xfailed, xpassed, spoiled = summary.xfailed, summary.xpassed, summary.spoiled
     if not settings.part_of_suite:
-        why = uncounted_why(quarantined, xfailed, xpassed)
+        why = uncounted_why(quarantined, xfailed, xpassed, spoiled)
         decision.failures += [f"{gate}: {why}: nothing to hold to it" for gate in given]
         return
     left_out = [f"{quarantined} quarantined"] if quarantined else []
     left_out += [f"{xfailed} xfailed", f"{xpassed} xpassed"] if xfailed or xpassed else []
+    left_out += [f"{spoiled} spoiled by their simulated user"] if spoiled else []
     one = len(given) == 1
     decision.warnings.append(
         f"{len(given)} gate{'' if one else 's'} not held, as this run is part of the suite "
@@ -207,9 +208,10 @@ def _given_gates(settings: GateSettings, baseline_path: str) -> list[str]:
     return given
 
 
-def uncounted_why(quarantined: int, xfailed: int, xpassed: int) -> str:
-    """Why a run counted no case, and what would make one count."""
-    if not xfailed and not xpassed:
+def uncounted_why(quarantined: int, xfailed: int, xpassed: int, spoiled: int = 0) -> str:
+    """Why a run counted no case, and what would make one count (``spoiled``: conversations
+    their simulated user spoiled)."""
+    if not xfailed and not xpassed and not spoiled:
         if not quarantined:
             return (
                 "this run compared no case (none was collected: are the golden cases where "
@@ -220,12 +222,21 @@ def uncounted_why(quarantined: int, xfailed: int, xpassed: int) -> str:
             f"case{'' if quarantined == 1 else 's'}; a gate holds a case again once its "
             f"quarantine ends)"
         )
+    if spoiled and not xfailed and not xpassed and not quarantined:
+        return (
+            f"every case of this run is a conversation its simulated user spoiled ({spoiled}; "
+            f"a gate holds a conversation whose simulated user kept to its instructions)"
+        )
     marked = f"{xfailed} xfailed, {xpassed} xpassed"
-    if not quarantined:
+    if not quarantined and not spoiled:
         return f"every case of this run is marked xfail ({marked}; a gate holds a case without the mark)"
+    kinds = [f"{quarantined} quarantined"] if quarantined else []
+    kinds += [marked] if xfailed or xpassed else []
+    kinds += [f"{spoiled} spoiled by their simulated user"] if spoiled else []
+    spoiling = ", nor a conversation its simulated user spoiled" if spoiled else ""
     return (
-        f"no case of this run was counted ({quarantined} quarantined, {marked}; a gate holds a "
-        f"case that is neither quarantined nor marked xfail)"
+        f"no case of this run was counted ({', '.join(kinds)}; a gate holds a case that is "
+        f"neither quarantined nor marked xfail{spoiling})"
     )
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from ...engine.results.field_results import MATCH, MISMATCH, OMISSION
 from ..run_model.aggregate import group_key
-from ..run_model.comparisons import ERROR, PASSED, Comparison
+from ..run_model.comparisons import ERROR, PASSED, SIMULATOR, Comparison
 from ..run_model.report_types import (
     EstimateDict,
     ReliabilityCaseDict,
@@ -88,12 +88,14 @@ class CaseRepeats:
 
 
 def case_repeats(comparisons: Iterable[Comparison]) -> dict[str, CaseRepeats]:
-    """Every counted case's runs (xfail-marked and quarantined ones left out), by case id,
-    in id order."""
+    """Every counted case's runs (xfail-marked and quarantined ones left out, and a
+    conversation its simulated user spoiled in any run), by case id, in id order."""
     counts: dict[str, list[int]] = {}
     first: dict[str, Comparison] = {}
+    comparisons = list(comparisons)
+    spoiled = {c.case_id for c in comparisons if c.status == SIMULATOR}
     for comparison in comparisons:
-        if not comparison.counted:
+        if not comparison.counted or comparison.case_id in spoiled:
             continue
         tally = counts.setdefault(comparison.case_id, [0, 0, 0])
         first.setdefault(comparison.case_id, comparison)

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..run_model.comparisons import XFAILED, Comparison
+from ..run_model.comparisons import SIMULATOR, XFAILED, Comparison
 from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
 from .gate_settings import GateSettings
 from .gates import (
@@ -156,7 +156,9 @@ def _uncounted(comparisons: Sequence[Comparison]) -> str:
     cases = {c.case_id: c for c in comparisons}.values()
     quarantined = sum(1 for c in cases if c.quarantine is not None)
     xfailed = sum(1 for c in cases if c.quarantine is None and c.status == XFAILED)
-    return uncounted_why(quarantined, xfailed, len(cases) - quarantined - xfailed)
+    spoiled = sum(1 for c in cases if c.quarantine is None and c.status == SIMULATOR)
+    xpassed = len(cases) - quarantined - xfailed - spoiled
+    return uncounted_why(quarantined, xfailed, xpassed, spoiled)
 
 
 def hold_reliability(

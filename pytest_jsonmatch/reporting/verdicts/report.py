@@ -395,6 +395,13 @@ def report_head(
 
 
 def _summary(summary: Summary, run: RunInfo | None) -> ReportSummary:
+    out = _counts(summary, run)
+    if summary.spoiled:  # (kept out otherwise: a run without conversations reads as before)
+        out["simulator"] = summary.spoiled
+    return out
+
+
+def _counts(summary: Summary, run: RunInfo | None) -> ReportSummary:
     return {
         "version": REPORT_VERSION,
         "run": run.copy() if run else {},

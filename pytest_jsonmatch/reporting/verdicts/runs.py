@@ -329,7 +329,7 @@ def _figures(
         # read as a plain mapping: a comparison may carry latency_s and usage of its own
         c: Mapping[str, object] = comparison
         case = keys.get(str(c.get("case_id")), "")  # as the comparison keys it
-        if case not in shared or c.get("status") in ("xfailed", "xpassed"):
+        if case not in shared or c.get("status") in ("xfailed", "xpassed", "simulator"):
             continue
         conformance = c.get("conformance")
         if isinstance(conformance, Mapping):

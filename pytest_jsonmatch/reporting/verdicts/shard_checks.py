@@ -43,7 +43,7 @@ from ...engine.results.field_results import (
     weighted_precision_recall,
 )
 from ..run_model.aggregate import case_result
-from ..run_model.comparisons import ERROR, PASSED, Comparison, pair_id
+from ..run_model.comparisons import ERROR, PASSED, SIMULATOR, Comparison, pair_id
 from ..run_model.span_trees import tree_problem
 
 
@@ -175,10 +175,25 @@ def _turn_by_turn(parts: Sequence[PartScore], rows: Sequence[FieldResult]) -> bo
     return any(at < math.inf for at, _ in placed) and all(a < b for a, b in zip(placed, placed[1:]))
 
 
+def _spoiled_disagreement(c: Comparison) -> str:
+    """Why a comparison marked as spoiled by its simulated user (counted nowhere) could not
+    have been ("" when it could): only a conversation's, unscored, saying the simulator's
+    fault (engine/agents/simulated_user.py begins each so)."""
+    if "+turns" not in c.metric:
+        return f"it is marked spoiled by a simulated user, yet its metric {c.metric!r} is no conversation's"
+    if not c.error.startswith("simulator: "):
+        return "it is marked spoiled by a simulated user, yet says no fault of the simulator"
+    if c.fields or c.parts:
+        return "it is marked spoiled by a simulated user, yet was scored"
+    return ""
+
+
 def score_disagreement(comparison: Comparison) -> str:
     """Why a comparison's figures are not what its field rows give ("" when they are)."""
     c = comparison
-    if c.status == ERROR:
+    if c.status == SIMULATOR and (why := _spoiled_disagreement(c)):
+        return why
+    if c.status in (ERROR, SIMULATOR):
         return "" if c.score == 0.0 else f"it could not be scored, yet scores {c.score!r}"
     precision, recall = rows_precision_recall(c)
     if not (_near(c.precision, precision) and _near(c.recall, recall)):

@@ -150,7 +150,10 @@ def test_the_judge_named_or_configured_else_refused() -> None:
         assert r.score == 1.0 and len(transport.requests) == 1
     finally:
         configure_judge(None, transport=None)
-    with pytest.raises(ConfigError, match="rubric: the transcript is judged by the LLM judge, and none is configured"):
+    with pytest.raises(
+        ConfigError,
+        match="rubric: the transcript is judged by the LLM judge, and none is configured",
+    ):
         match_conversation(TALK, [], rubric=["called refund"])
     with pytest.raises(ConfigError, match=r"rubric\[1\] must be an assertion"):
         match_conversation(TALK, [], rubric=["called refund", 3])  # type: ignore[list-item]

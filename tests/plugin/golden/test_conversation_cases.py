@@ -322,18 +322,34 @@ def test_a_user_played_by_a_model_recorded_replayed_and_its_faults_told_apart(
         write(pytester, "agent.py", AGENT.replace("{url}", model.url))
         write(pytester, "desk.jsonmatch.yaml", SIMULATED)
         pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
-        result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once", "-v")
-    result.assert_outcomes(passed=1, failed=1)
+        result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once", "-v", "-rs")
+        # under xdist too, as the JSON report keeps it: the spoiled one (not recorded) asks
+        # its simulated user again, and is reported apart, in no score
+        spread = pytester.runpytest_inprocess(
+            *ARGS, "-n", "2", "--jsonmatch-report=r.json", "--jsonmatch-record=once"
+        )
+    spread.assert_outcomes(passed=1, skipped=1)
+    report = held((pytester.path / "r.json").read_text())
+    assert (report["count"], report["overall"], report["simulator"]) == (1, 1.0, 1)
+    assert {c["case_id"]: c["status"] for c in report["comparisons"]} == {
+        "desk.jsonmatch.yaml::simulated": "passed",
+        "desk.jsonmatch.yaml::spoiled": "simulator",
+    }
+    # the spoiled conversation is neither the agent's pass nor its failure: skipped, and
+    # counted in no score (the overall score is the simulated one's alone)
+    result.assert_outcomes(passed=1, skipped=1)
     # simulated: three user turns asked (the third said the stop signal); spoiled: two, its
-    # second breaking its instructions before the agent saw it
-    assert len(player.asked) == 5
+    # second breaking its instructions before the agent saw it; then the spoiled one's two again
+    assert len(player.asked) == 7
     result.stdout.fnmatch_lines(
         [
-            "*spoiled*simulator: the simulated user revealed 'jane@example.com' at turn 1, "
+            "*spoiled SKIPPED (simulator: *",
+            "overall score 1.0000 over 1 case",
+            # (the summary apart from the agent's cases, wrapped at 80 columns)
+            "simulator: 1 conversation spoiled by its simulated user, not counted (neither",
+            "  the agent's pass nor its failure): desk.jsonmatch.yaml::spoiled",
+            "*SKIPPED*simulator: the simulated user revealed 'jane@example.com' at turn 1, "
             "which its instructions withhold (withhold)*",
-            # (the summary apart from the agent's errors, wrapped at 80 columns)
-            "simulator: 1 of the unscored cases spoiled by their simulated user, neither the",
-            "  agent's pass nor its failure: desk.jsonmatch.yaml::spoiled",
         ]
     )
     recording = pytester.path / "__recordings__" / "desk.jsonmatch.yaml" / "simulated.json"

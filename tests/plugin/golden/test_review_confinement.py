@@ -331,7 +331,12 @@ def _no_such_case(data):
         (
             lambda data: data["files"][0]["cases"][0].update(id="a::b"),
             "not an update review jsonmatch can read (a case of 'cases/c.jsonmatch.yaml' without "
-            "id, line, default_id or new)",
+            "id, line, default_id or new, or with a key other than expected or conversation)",
+        ),
+        (  # (an update writes a case's expected value, or a conversation's turns: nothing else)
+            lambda data: data["files"][0]["cases"][0].update(key="input"),
+            "not an update review jsonmatch can read (a case of 'cases/c.jsonmatch.yaml' without "
+            "id, line, default_id or new, or with a key other than expected or conversation)",
         ),
         (
             _fields_hide_a_change,
