@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from ..core.errors import ConfigError, ParseError, shown
+from ..core.gc_pause import collector_paused
 from ..core.paths import key_forms
 from ..core.values import JsonValue
 from ..entry import Entry, entry_for
@@ -325,8 +326,11 @@ class RunScorer:
             self.answer = entry, wanted, depth
 
     def scored(self, actual: object) -> MatchResult:
-        """The run ``actual`` scored: its answer, trajectory and end state, one table."""
-        return self.scored_read(read_run(actual))
+        """The run ``actual`` scored: its answer, trajectory and end state, one table. (The
+        cyclic collector paused meanwhile: a run of thousands of steps makes as many field
+        results and rows, none in a cycle, core/gc_pause.py.)"""
+        with collector_paused():
+            return self.scored_read(read_run(actual))
 
     def scored_read(self, run: Conversation) -> MatchResult:
         """A run read already (one turn of a conversation, or a whole run) scored."""

@@ -163,6 +163,12 @@ CALL_FORM_KEYS = frozenset(
 # how an item joins the message before it: never, as a piece of its turn, or as the turn's
 # message item (one per turn)
 _OWN, _PIECE, _TURN = 0, 1, 2
+# The switch of the plain chat message's fast reading (docs/architecture.md, "Fast paths"):
+# False reads every message by the general reading of _item (and _held's envelope test).
+CHAT_FAST = True
+# the keys of an OpenAI chat message as this project writes runs (a trace's among them):
+# no key of an envelope, a vendor's call or part, nor a type
+_CHAT_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name", "status", "error"})
 
 
 class ToolCall(NamedTuple):
@@ -337,7 +343,7 @@ def _read_messages(value: object, side: str, places: list[list[TextPlace]] | Non
             if places is not None:
                 places[-1] += found
             continue
-        out.append(read._replace(item=index))
+        out.append(_placed(read, index))
         if places is not None:
             places.append(found)
         open_turn, has_message = joins != _OWN, joins == _TURN
@@ -350,17 +356,19 @@ def _linked(messages: list[Message]) -> list[Message]:
     the first unanswered call before it."""
     if not any(m.answers for m in messages):
         return messages
-    out = list(messages)
     calls: list[tuple[int, int]] = []  # (message, call) of every call so far, in order
     by_id: dict[str, int] = {}  # call id -> the index in ``calls`` of the first unanswered
     by_name: dict[str, deque[int]] = {}
-    taken: set[int] = set()
+    taken: dict[int, str] = {}  # the index in ``calls`` of each call answered -> its status
     first = 0  # no call before this index in ``calls`` is unanswered
     for m, message in enumerate(messages):
         for c, call in enumerate(message.calls):
             if call.id is not None:
                 by_id.setdefault(call.id, len(calls))
-            by_name.setdefault(call.name, deque()).append(len(calls))
+            queue = by_name.get(call.name)
+            if queue is None:
+                by_name[call.name] = queue = deque()
+            queue.append(len(calls))
             calls.append((m, c))
         for answer in message.answers:
             found = by_id.pop(answer.call_id, None) if answer.call_id is not None else None
@@ -374,12 +382,32 @@ def _linked(messages: list[Message]) -> list[Message]:
                 first += 1
             if found is None or found in taken:
                 continue
-            taken.add(found)
-            at, k = calls[found]
-            made = out[at].calls
-            answered = made[k]._replace(status=answer.status)
-            out[at] = out[at]._replace(calls=(*made[:k], answered, *made[k + 1 :]))
+            taken[found] = answer.status
+    # (each message whose calls were answered made again once, its calls' statuses set)
+    answered: dict[int, dict[int, str]] = {}
+    for found, status in taken.items():
+        at, k = calls[found]
+        statuses = answered.get(at)
+        if statuses is None:
+            answered[at] = statuses = {}
+        statuses[k] = status
+    out = list(messages)
+    make = tuple.__new__  # (as _replace, without its keyword parsing: once per call)
+    for at, statuses in answered.items():
+        role, made, *rest = out[at]
+        made = tuple(
+            make(ToolCall, (*call[:4], statuses[k], call[5])) if k in statuses else call
+            for k, call in enumerate(made)
+        )
+        out[at] = make(Message, (role, made, *rest))
     return out
+
+
+def _placed(message: Message, item: int) -> Message:
+    """``message`` at the list item ``item`` (as ``_replace(item=item)``, made directly:
+    once for every message read)."""
+    role, calls, answer, where, _, result, answers = message
+    return tuple.__new__(Message, (role, calls, answer, where, item, result, answers))
 
 
 def _merged(first: Message, then: Message) -> Message:
@@ -413,6 +441,9 @@ def _listed(
 ) -> Iterator[tuple[int, str, Mapping[str, JsonValue]]]:
     for i, (where, item) in enumerate(items):
         index = i if top is None else top
+        if CHAT_FAST and type(item) is dict and item.keys() <= _CHAT_KEYS:  # (no envelope's key)
+            yield index, where, item
+            continue
         held = _held(item, where) if isinstance(item, Mapping) else None
         if type(item) is list:
             held = [(index_segment(where, j), v) for j, v in enumerate(item)]
@@ -453,6 +484,10 @@ def _held(value: Mapping[str, JsonValue], where: str) -> list[tuple[str, object]
 
 def _item(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[Message | None, int]:
     """One object read as a message, and how it joins the message before it."""
+    if CHAT_FAST and type(item) is dict and item.keys() <= _CHAT_KEYS:
+        read = _chat(item, where, side)
+        if read is not None:
+            return read, _OWN
     kind, role = item.get("type"), item.get("role")
     if role is None and kind == "reasoning":
         return None, _PIECE
@@ -487,6 +522,55 @@ def _item(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[Message
     if role == "user" and _only_results(item):
         return _results(item, where), _OWN
     return Message(role, (), None, where), _OWN
+
+
+def _chat(item: dict[str, JsonValue], where: str, side: str) -> Message | None:
+    """An OpenAI chat message of the plain form (its keys :data:`_CHAT_KEYS`, its content
+    text or null, each call ``{id, type, function: {name, arguments}}``) read as
+    :func:`_item` reads it, in fewer steps: a run holds thousands. None where it is of any
+    other form (or wrong), which :func:`_item`'s own reading then reads (or refuses)."""
+    role, content = item.get("role"), item.get("content")
+    if type(role) is not str:
+        return None
+    role = _ROLES.get(role, role)
+    if role == TOOL:
+        name = item.get("name")
+        result = Answer(
+            _id_of(item), name if isinstance(name, str) else None, _status(item, content)
+        )
+        return Message(TOOL, (), None, where, 0, content, (result,))
+    if content is not None and type(content) is not str:
+        return None  # (blocks, parts, or an answer given as a JSON value)
+    if role != ASSISTANT:
+        return Message(role, (), None, where)
+    listed = item.get("tool_calls")
+    if listed is not None and type(listed) is not list:
+        return None
+    calls: tuple[ToolCall, ...] = ()
+    if listed:
+        made = []
+        prefix = key_segment(where, "tool_calls")
+        for j, value in enumerate(listed):
+            if type(value) is not dict:
+                return None
+            function = value.get("function")
+            if type(function) is not dict:
+                return None
+            name = function.get("name")
+            if type(name) is not str:
+                return None
+            arguments: object = function["arguments"] if "arguments" in function else {}
+            at = f"{prefix}[{j}].function"
+            if type(arguments) is str:
+                arguments = read_arguments(arguments, f"{side} {at}.arguments (call {name!r})")
+            elif arguments is None:
+                arguments = {}
+            if type(arguments) is not dict and not isinstance(arguments, Mapping):
+                return None
+            made.append(ToolCall(name, dict(arguments), at, _id_of(value, "function")))
+        calls = tuple(made)
+    answer = content if content is not None and content.strip() else None
+    return Message(ASSISTANT, calls, answer, where)
 
 
 def _is_part(item: Mapping[str, JsonValue]) -> bool:

@@ -49,15 +49,19 @@ def json_attribute(value: JsonValue, what: str) -> JsonValue:
 
 def attribute_messages(span: Span, key: str) -> list[Any] | None:
     """The messages an attribute (or an event's attribute) of ``span`` holds; None: none."""
-    holders = [span.attributes, *(e.attributes for e in span.events)]
-    for attributes in holders:
-        if key in attributes:
-            what = key if attributes is span.attributes else f"{key} (an event's)"
-            listed = json_attribute(attributes[key], what)
-            if type(listed) is not list:
-                raise ParseError(f"{what} must be a list of messages, not {shown(listed)}")
-            return [json_attribute(m, what) for m in listed]
+    if key in span.attributes:
+        return _messages_in(span.attributes[key], key)
+    for event in span.events:
+        if key in event.attributes:
+            return _messages_in(event.attributes[key], f"{key} (an event's)")
     return None
+
+
+def _messages_in(value: JsonValue, what: str) -> list[Any]:
+    listed = json_attribute(value, what)
+    if type(listed) is not list:
+        raise ParseError(f"{what} must be a list of messages, not {shown(listed)}")
+    return [json_attribute(m, what) if isinstance(m, str) else m for m in listed]
 
 
 def inputs(span: Span) -> list[Chat] | None:
@@ -135,10 +139,14 @@ def _from_parts(message: object, at: str) -> list[Chat]:
     parts = message.get("parts", [])
     if type(parts) is not list:
         raise ParseError(f"{at}: a message's parts must be a list, not {shown(parts)}")
-    role, calls, out = message["role"], [], []
+    role, calls, out, texts = message["role"], [], [], []
     for part in parts:
         kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "tool_call":
+        if kind == "text":
+            content = part.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+        elif kind == "tool_call":
             arguments = part.get("arguments")
             function = {
                 "name": part.get("name"),
@@ -148,7 +156,7 @@ def _from_parts(message: object, at: str) -> list[Chat]:
         elif kind == "tool_call_response":
             result = part.get("response", part.get("result"))
             out.append({"role": "tool", "tool_call_id": part.get("id"), "content": result})
-    text = _texts(parts)
+    text = "\n".join(texts) if texts else None  # (as _texts reads them)
     if role == "assistant":
         reply: Chat = {"role": "assistant", "content": text}
         if calls:
@@ -188,7 +196,7 @@ def _flattened(span: Span, prefix: str) -> list[Chat]:
                     raise ParseError(f"{key} is under a value, not a message")
             node[leaf] = value
     out = []
-    for index in sorted((k for k in tree if k.isdigit()), key=int):
+    for index in sorted((k for k in tree if k.isdecimal()), key=int):
         message = tree[index].get("message", {})
         out.append(_openinference(message if type(message) is dict else {}))
     return out
@@ -229,5 +237,5 @@ def _indexed(node: object) -> list[dict[str, Any]]:
     """The objects under a flattened list's indexes (``contents.0``...), in their order."""
     if type(node) is not dict:
         return []
-    keys = sorted((k for k in node if k.isdigit()), key=int)
+    keys = sorted((k for k in node if k.isdecimal()), key=int)
     return [node[k] for k in keys if type(node[k]) is dict]

@@ -179,8 +179,11 @@ def _json_raws(
     spans: list[Any], resource: object, at: tuple[int, int, int], name: str
 ) -> list[RawSpan]:
     """The spans of one scope: ids read in place where they are hex of their size (the
-    Collector's), else by :func:`_json_id`; anything else a ParseError naming the span."""
+    Collector's), else by :func:`_json_id`; anything else a ParseError naming the span.
+    (This runs once for every span of a file: each record is made as a plain tuple.)"""
     out = []
+    line, i, j = at
+    make = tuple.__new__
     for k, span in enumerate(spans):
         if type(span) is not dict:
             raise ParseError(
@@ -200,21 +203,13 @@ def _json_raws(
         if not parent_id:
             parent_id = None
         elif type(parent_id) is not str or len(parent_id) != 16:
-            parent_id = _json_id(parent_id, 8, (*at, k), name, "parentSpanId")
+            parent_id = _json_id(parent_id, 8, (*at, k), name, "parentSpanId").lower()
+        else:
+            parent_id = parent_id.lower()
         if type(label) is not str:
             raise ParseError(f"{name} {_at((*at, k))}: its name must be text, not {shown(label)}")
-        out.append(
-            RawSpan(
-                trace_id.lower(),
-                span_id.lower(),
-                parent_id and parent_id.lower(),
-                label,
-                span,
-                resource,
-                (*at, k),
-                "json",
-            )
-        )
+        fields = (trace_id.lower(), span_id.lower(), parent_id, label, span, resource)
+        out.append(make(RawSpan, (*fields, (line, i, j, k), "json")))
     return out
 
 
@@ -284,23 +279,27 @@ def in_attribute(key: str, exc: ParseError) -> ParseError:
 
 def json_span(raw: RawSpan, budget: Budget) -> Span:
     """A span of an OTLP JSON file read whole."""
-    data = raw.data
-    status = data.get("status") or {}
-    kind, code = data.get("kind", 0), status.get("code", 0) if type(status) is dict else None
-    events = data.get("events")
-    return Span(
+    get = raw.data.get
+    status = get("status") or {}
+    kind, code = get("kind", 0), status.get("code", 0) if type(status) is dict else None
+    start, end = get("startTimeUnixNano", 0), get("endTimeUnixNano", 0)
+    events = get("events")
+    fields = (
         raw.trace_id,
         raw.span_id,
         raw.parent_id,
         raw.name,
         KINDS[kind] if type(kind) is int and 0 <= kind < 6 else _enum(kind, KINDS, "SPAN_KIND_"),
-        _nanos(data.get("startTimeUnixNano", 0), "startTimeUnixNano"),
-        _nanos(data.get("endTimeUnixNano", 0), "endTimeUnixNano"),
+        int(start)
+        if type(start) is str and start.isdecimal()
+        else _nanos(start, "startTimeUnixNano"),
+        int(end) if type(end) is str and end.isdecimal() else _nanos(end, "endTimeUnixNano"),
         STATUSES[code] if type(code) is int and 0 <= code < 3 else _status(status),
         str(status.get("message", "")),
-        json_attributes(data.get("attributes"), budget),
+        json_attributes(get("attributes"), budget),
         _json_events(events, budget) if events else (),
     )
+    return tuple.__new__(Span, fields)  # (as Span(*fields), without its constructor's call)
 
 
 def _json_events(events: object, budget: Budget) -> tuple[SpanEvent, ...]:
@@ -333,37 +332,44 @@ def _enum(value: object, names: tuple[str, ...], prefix: str) -> str:
 def _nanos(value: object, key: str) -> int:
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isdecimal():
         return int(value)
     raise ParseError(f"{key} {shown(value)} is not a time in nanoseconds")
 
 
 def json_attributes(listed: object, budget: Budget, depth: int = 0) -> dict[str, JsonValue]:
-    """Attributes (``[{key, value}]``) as an object, read in place where a value is text, a
-    whole number or a boolean (nearly all); ``depth``: the level of a key-value list's."""
+    """Attributes (``[{key, value}]``) as an object, read in place where a value is text or
+    a whole number (nearly all: the loop below runs for every attribute of a run, its
+    budget kept in a local); ``depth``: the level of a key-value list's."""
     out: dict[str, JsonValue] = {}
+    left = budget.left
     for pair in _list(listed or [], "attributes"):
         if type(pair) is dict:
             key, value = pair.get("key"), pair.get("value")
             if type(key) is str and type(value) is dict and len(value) == 1:
                 text = value.get("stringValue")
                 if type(text) is str:
-                    budget.left -= len(text)
-                    if budget.left < 0:
+                    left -= len(text)
+                    if left < 0:
+                        budget.left = left
                         raise in_attribute(key, budget.spent(text))
                     out[key] = text
                     continue
                 number = value.get("intValue")
-                if type(number) is str and number.isdigit() and len(number) < 20:
+                if type(number) is str and number.isdecimal() and len(number) < 20:
                     out[key] = int(number)
                     continue
         key = pair.get("key") if type(pair) is dict else None
         if not isinstance(key, str):
+            budget.left = left
             raise ParseError(f"an attribute must be {{key, value}}, not {shown(pair)}")
+        budget.left = left
         try:
             out[key] = json_value(pair.get("value", {}), budget, depth)
         except ParseError as exc:
             raise (in_attribute(key, exc) if depth == 0 else exc) from None
+        left = budget.left
+    budget.left = left
     return out
 
 
@@ -396,7 +402,7 @@ def json_value(value: object, budget: Budget, depth: int = 0) -> JsonValue:
 
 
 def _integer(text: str) -> bool:
-    return text.lstrip("-").isdigit() and len(text) < 24
+    return text.removeprefix("-").isdecimal() and len(text) < 24
 
 
 def double(value: int | float | str) -> JsonValue:

@@ -40,6 +40,7 @@ message it gave. Other spans (HTTP, a database) are no step and give no message.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, TypeVar
 
@@ -93,14 +94,14 @@ def operation(span: Span) -> str | None:
     """What ``span`` is: ``chat``, ``execute_tool``, ``invoke_agent``, or None (no step)."""
     attributes = span.attributes
     named = attributes.get("gen_ai.operation.name")
-    if isinstance(named, str) and named in _OPERATIONS:
+    if type(named) is str and named in _OPERATIONS:
         return _OPERATIONS[named]
     kind = attributes.get("openinference.span.kind")
-    if isinstance(kind, str) and kind.upper() in _OPENINFERENCE:
+    if kind is not None and isinstance(kind, str) and kind.upper() in _OPENINFERENCE:
         return _OPENINFERENCE[kind.upper()]
     if named is None and "gen_ai.tool.name" in attributes:
         return TOOL
-    if named is None and any(e.name == "gen_ai.choice" for e in span.events):
+    if named is None and span.events and any(e.name == "gen_ai.choice" for e in span.events):
         return CHAT
     return None
 
@@ -131,25 +132,51 @@ def run_messages(
 
 def _kinds(spans: Sequence[Span], depth: Mapping[str, int]) -> dict[str, str]:
     """Each step's kind by its span's id: a model call inside a model call, and a tool
-    call inside a tool call of its name, left out (read once, as the outer one)."""
+    call inside a tool call of its name, left out (read once, as the outer one).
+
+    A span is read after its parent: in the order given, where every parent comes before
+    its children (spans ordered by their start, as a tracer starts them), else in the
+    order of their levels. What a span passes to its children, the model call and the tool
+    it is in (None: none), is kept only where it is in one."""
     by_id = {span.span_id: span for span in spans}
+    done: set[str] = set()
+    for span in spans:
+        parent = span.parent_id
+        if parent is not None and parent in by_id and parent not in done:
+            return _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]), by_id)
+        done.add(span.span_id)
+    return _kinds_in(spans, by_id)
+
+
+_OUTSIDE: tuple[str | None, str | None] = (None, None)
+
+
+def _kinds_in(ordered: Sequence[Span], by_id: Mapping[str, Span]) -> dict[str, str]:
+    """:func:`_kinds` of spans ordered so that each comes after its parent."""
     kinds: dict[str, str] = {}
-    inside: dict[str, tuple[str | None, str | None]] = {}  # (model call, tool) a span is in
-    for span in sorted(spans, key=lambda s: depth[s.span_id]):
-        parent = by_id.get(span.parent_id or "")
-        model, tool = inside.get(span.parent_id or "", (None, None))
-        if parent is not None and kinds.get(parent.span_id) == CHAT:
-            model = parent.span_id
-        if parent is not None and kinds.get(parent.span_id) == TOOL:
-            tool = _tool_name(parent)
-        inside[span.span_id] = (model, tool)
-        kind = operation(span)
-        if kind == CHAT and model is not None:
+    # (the model call and the tool a span's children are in, for the spans in either)
+    inside: dict[str, tuple[str | None, str | None]] = {}
+    for span in ordered:
+        span_id, kind = span.span_id, operation(span)
+        held = inside.get(span.parent_id) if span.parent_id else None
+        if held is None:  # (in no model call and no tool: nearly every step)
+            if kind is not None:
+                kinds[span_id] = kind
+                if kind == CHAT:
+                    inside[span_id] = (span_id, None)
+                elif kind == TOOL:
+                    inside[span_id] = (None, _tool_name(span))
             continue
-        if kind == TOOL and tool is not None and tool == _tool_name(span):
-            continue
-        if kind is not None:
-            kinds[span.span_id] = kind
+        model, tool = held
+        if kind == CHAT and model is None:
+            kinds[span_id] = CHAT
+            held = (span_id, tool)
+        elif kind == TOOL and tool != (name := _tool_name(span)):
+            kinds[span_id] = TOOL
+            held = (model, name)
+        elif kind == AGENT:
+            kinds[span_id] = AGENT
+        inside[span_id] = held
     return kinds
 
 
@@ -181,26 +208,28 @@ class _Reading:
         self.where = where
         self.messages: list[Chat] = []
         self.steps: list[TraceStep] = []
-        self.open: list[tuple[str, str]] = []  # (call id, name) of the calls not answered
+        self.open = _OpenCalls()  # the calls made and not answered yet
         self.made: tuple[Chat, Span] | None = None  # the last call made for a tool span
 
     def step(self, span: Span, kind: str, message: int | None, tool: str | None = None) -> None:
         error = _error(span) if kind == TOOL or span.status == "error" else None
-        usage = _usage(span)
-        self.steps.append(
-            TraceStep(
-                span.span_id,
-                span.parent_id,
-                span.name,
-                kind,
-                tool,
-                max(0, span.end_ns - span.start_ns) / 1e6,
-                "error" if error is not None else "ok",
-                error,
-                *usage,
-                message,
-            )
+        attributes = span.attributes
+        used = [
+            attributes[key] if key in attributes else attributes.get(other) for key, other in _USAGE
+        ]
+        fields = (
+            span.span_id,
+            span.parent_id,
+            span.name,
+            kind,
+            tool,
+            max(0, span.end_ns - span.start_ns) / 1e6,
+            "error" if error is not None else "ok",
+            error,
+            *[value if type(value) is int else None for value in used],
+            message,
         )
+        self.steps.append(tuple.__new__(TraceStep, fields))  # (TraceStep(*fields): one a step)
 
     def model_call(self, span: Span) -> None:
         reply = _said(span, self.where, output)
@@ -215,13 +244,13 @@ class _Reading:
                         call["id"] = f"{span.span_id}.{number}"
                     function = call.get("function")
                     name = function.get("name") if isinstance(function, dict) else None
-                    self.open.append((str(call["id"]), name if isinstance(name, str) else ""))
+                    self.open.add(str(call["id"]), name if isinstance(name, str) else "")
         self.step(span, CHAT, at)
 
     def tool_call(self, span: Span) -> None:
         name = _tool_name(span)
         call_id = _first_text(span, ("gen_ai.tool.call.id", "tool_call.id"))
-        answered = self._answered(call_id, name)
+        answered = self.open.answered(call_id, name)
         if answered is None:
             answered = call_id or span.span_id
             self._made(span, name, answered)
@@ -236,13 +265,6 @@ class _Reading:
             message["error"] = error
         self.messages.append(message)
         self.step(span, TOOL, len(self.messages) - 1, name)
-
-    def _answered(self, call_id: str | None, name: str) -> str | None:
-        """The id of the open call a tool span answers (by id, else the first of its
-        name), taken off the open calls; None: it answers none."""
-        found = [k for k, (i, _) in enumerate(self.open) if call_id and i == call_id]
-        found = found or [k for k, (_, n) in enumerate(self.open) if n == name]
-        return self.open.pop(found[0])[0] if found else None
 
     def _made(self, span: Span, name: str, call_id: str) -> None:
         """A call for a tool span no model call made: in the assistant message of the tool
@@ -283,6 +305,40 @@ class _Reading:
                     self.steps[k] = step._replace(message=len(self.messages) - 1)
 
 
+class _OpenCalls:
+    """The calls a run's model calls made that no tool span has answered yet, in the order
+    they were made, found by id and by name in constant time (a run may leave thousands
+    open: its tool spans not recorded)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []  # each call's id, by the order it was made in
+        self.by_id: dict[str, deque[int]] = {}
+        self.by_name: dict[str, deque[int]] = {}
+        self.taken: set[int] = set()
+
+    def add(self, call_id: str, name: str) -> None:
+        n = len(self.ids)
+        self.ids.append(call_id)
+        for index, key in ((self.by_id, call_id), (self.by_name, name)):
+            queue = index.get(key)
+            if queue is None:
+                index[key] = queue = deque()
+            queue.append(n)
+
+    def answered(self, call_id: str | None, name: str) -> str | None:
+        """The id of the open call a tool span answers: the first of its id, else the first
+        of its name, taken off the open calls; None: it answers none."""
+        for index, key in ((self.by_id, call_id or None), (self.by_name, name)):
+            queue = index.get(key) if key is not None else None
+            while queue and queue[0] in self.taken:
+                queue.popleft()
+            if queue:
+                n = queue.popleft()
+                self.taken.add(n)
+                return self.ids[n]
+        return None
+
+
 T = TypeVar("T")
 
 
@@ -319,7 +375,8 @@ def _tool_name(span: Span) -> str:
 def _error(span: Span) -> str | None:
     """What failed in ``span`` (its status's message, an exception event's message or
     type, its ``error.type``), or None where nothing did."""
-    raised = next((e for e in span.events if e.name in _EXCEPTIONS), None)
+    events = span.events
+    raised = next((e for e in events if e.name in _EXCEPTIONS), None) if events else None
     if span.status != "error" and raised is None:
         return None
     if span.status_message:
@@ -334,12 +391,9 @@ def _error(span: Span) -> str | None:
     return "error"
 
 
-def _usage(span: Span) -> tuple[int | None, int | None]:
-    out: list[int | None] = []
-    for keys in (
-        ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
-        ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
-    ):
-        value = _first(span, keys)
-        out.append(value if type(value) is int else None)
-    return out[0], out[1]
+# a step's token usage (input, output): the GenAI attribute, else OpenInference's (the first
+# of the two the span holds; a value that is no whole number is none)
+_USAGE = (
+    ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
+    ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
+)

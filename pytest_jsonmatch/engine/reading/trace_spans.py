@@ -29,12 +29,15 @@ import base64
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any
 
 from ..core.errors import ConfigError, ParseError, shown
 from ..core.gc_pause import collector_paused
 from ..core.slotted import Slotted
 from ..core.values import JsonValue
+from .agent_messages import Conversation, conversation_of
+from .intake import read_json
 from .trace_chat import Chat
 from .trace_formats import (
     Budget,
@@ -61,6 +64,7 @@ from .user_files import read_regular
 
 MAX_SPANS = 1_000_000  # spans one source may hold
 _SHOWN_RUNS = 5  # traces an error lists
+_START = attrgetter("start_ns")
 _COMPRESSED = {b"\x28\xb5\x2f\xfd": "zstd", b"\x1f\x8b": "gzip"}
 
 
@@ -69,9 +73,11 @@ class Trace(Slotted):
     file, or spans in memory), ``trace_id``, ``messages`` (OpenAI chat messages: the
     conversation it was given, then each model call's reply and each tool's result) and
     ``steps`` (a :class:`~.trace_messages.TraceStep` per model call, tool call and agent).
-    ``read_run`` (and so ``match_run``) reads it as a run: :meth:`run_json`."""
+    ``read_run`` (and so ``match_run``) reads it as a run: :meth:`run_conversation`, the
+    reading of its JSON form (:meth:`run_json`) made without writing that form out."""
 
-    __slots__ = ("spans", "source", "trace_id", "messages", "steps")
+    __slots__ = ("spans", "source", "trace_id", "messages", "steps", "_read")
+    _uncompared = frozenset({"_read"})  # (the run read, kept: no field of it)
 
     def __init__(
         self,
@@ -83,11 +89,30 @@ class Trace(Slotted):
     ) -> None:
         self.spans, self.source, self.trace_id = spans, source, trace_id
         self.messages, self.steps = messages, steps
+        self._read: Conversation | None = None
 
     def run_json(self) -> dict[str, JsonValue]:
         """The run's JSON form, as ``agents/agent_run.py`` reads it: its messages, and no
         state (a trace holds none)."""
         return {"messages": list(self.messages), "state": None}
+
+    def run_conversation(self, side: str = "actual") -> Conversation:
+        """The run read into one Conversation, as ``agents/agent_run.read_run`` reads
+        :meth:`run_json`, without that form written out and read back: each message
+        checked by the door's own check (``intake.read_json``; plain JSON already, as this
+        reader makes it: only how deeply it nests is new) and the messages read by
+        ``agent_messages.conversation_of``, the one reader of every run. Read once, then
+        kept; ``side`` names the run in an error."""
+        if self._read is None:
+            with collector_paused():  # (many small objects, none in a cycle: gc_pause.py)
+                messages = list(self.messages)
+                depth = 0
+                for index, message in enumerate(messages):
+                    checked, deep = read_json(message, f"{side} messages[{index}]")
+                    messages[index] = checked  # type: ignore[assignment]
+                    depth = max(depth, deep)
+                self._read = conversation_of(messages, side, depth)  # type: ignore[arg-type]
+        return self._read
 
     def steps_json(self) -> list[JsonValue]:
         """The steps as plain JSON: an object per step, its fields by name."""
@@ -123,16 +148,19 @@ def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
         if not (isinstance(path_or_spans, (str, os.PathLike)) and _needles(wanted)):
             raise  # (read whole already)
         chosen_id, chosen = _select(_runs(spans_of(None), name), wanted, name)
-    budget = Budget()
-    spans = [_decoded(raw, name, budget) for raw in chosen]
-    raws = {raw.span_id: raw for raw in chosen}
+    spans = _decoded(chosen, name)
+    raws: dict[str, RawSpan] = {}  # (each span's raw record by id: made for an error only)
 
     def where(span: Span) -> str:
+        if not raws:
+            raws.update((raw.span_id, raw) for raw in chosen)
         return _named(raws[span.span_id], name)
 
     depth = _depths(spans, name, where)
-    order = {span.span_id: n for n, span in enumerate(spans)}
-    spans.sort(key=lambda s: (s.start_ns, depth[s.span_id], order[s.span_id]))
+    # by start, a parent before its child at the same time, then the source's order: two
+    # stable sorts, the later one's key first
+    spans.sort(key=lambda span: depth[span.span_id])
+    spans.sort(key=_START)
 
     messages, steps = run_messages(spans, depth, where)
     if not steps:
@@ -144,14 +172,21 @@ def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
     return Trace(tuple(spans), name, chosen_id, tuple(messages), steps)
 
 
-def _decoded(raw: RawSpan, name: str, budget: Budget) -> Span:
-    """``raw`` read whole; a ParseError naming ``name``, the span and the attribute where a
-    value cannot be read."""
-    read = json_span if raw.form == "json" else proto_span if raw.form == "proto" else sdk_span
+def _decoded(chosen: list[RawSpan], name: str) -> list[Span]:
+    """The spans of the run read whole; a ParseError naming ``name``, the span and the
+    attribute where a value cannot be read. (One source's spans are all of one form.)"""
+    if not chosen:
+        return []
+    form = chosen[0].form
+    read = json_span if form == "json" else proto_span if form == "proto" else sdk_span
+    budget = Budget()
+    spans: list[Span] = []
     try:
-        return read(raw, budget)
+        for raw in chosen:
+            spans.append(read(raw, budget))
     except ParseError as exc:
-        raise ParseError(f"{_named(raw, name)}: {exc}") from None
+        raise ParseError(f"{_named(chosen[len(spans)], name)}: {exc}") from None
+    return spans
 
 
 def _named(raw: RawSpan, name: str) -> str:
@@ -267,7 +302,9 @@ def _witness(raw: RawSpan, wanted: dict[str, Any], name: str) -> bool:
 def _runs(raws: Iterator[RawSpan], name: str) -> dict[str, list[RawSpan]]:
     """The spans of each trace, in the source's order; a span given twice read once."""
     runs: dict[str, dict[str, RawSpan]] = {}
-    for count, raw in enumerate(raws, 1):
+    count = 0
+    for raw in raws:
+        count += 1
         if count > MAX_SPANS:
             raise ParseError(
                 f"{name} holds more than {MAX_SPANS:,} spans (passed at {place(raw)}): "
@@ -276,8 +313,8 @@ def _runs(raws: Iterator[RawSpan], name: str) -> dict[str, list[RawSpan]]:
         run = runs.get(raw.trace_id)
         if run is None:
             runs[raw.trace_id] = {raw.span_id: raw}
-        elif raw.span_id not in run:
-            run[raw.span_id] = raw
+        else:
+            run.setdefault(raw.span_id, raw)
     if not runs:
         raise ParseError(f"{name} holds no spans")
     return {trace_id: list(run.values()) for trace_id, run in runs.items()}
@@ -411,27 +448,49 @@ def _same(value: object, wanted: object) -> bool:
 
 def _depths(spans: list[Span], name: str, where: Callable[[Span], str]) -> dict[str, int]:
     """Each span's level in its tree (a root's 0), walked without recursion; parent ids
-    that form a cycle are a ParseError naming the spans in it."""
+    that form a cycle are a ParseError naming the spans in it. (A span whose parent's level
+    is known already, as in a source that writes a parent first, takes it at once.)"""
     parents = {span.span_id: span.parent_id for span in spans}
-    by_id = {span.span_id: span for span in spans}
     depth: dict[str, int] = {}
     for span in spans:
-        path: list[str] = []
-        on_path: set[str] = set()
-        at: str | None = span.span_id
-        while at is not None and at not in depth:
-            if at in on_path:
-                cycle = path[path.index(at) :]
-                shown_ids = " -> ".join(cycle[:4] + [at]) + (" ..." if len(cycle) > 4 else "")
-                raise ParseError(
-                    f"{name}: the parent ids of {len(cycle)} spans form a cycle ({shown_ids}, "
-                    f"the first: {where(by_id[cycle[0]])}): no span of it has a root"
-                )
-            path.append(at)
-            on_path.add(at)
-            parent = parents.get(at)
-            at = parent if parent in parents else None
-        base = -1 if at is None else depth[at]
-        for offset, span_id in enumerate(reversed(path), 1):
-            depth[span_id] = base + offset
+        span_id, parent = span.span_id, span.parent_id
+        if parent not in parents:  # (None, or a parent not in the trace: a root)
+            depth[span_id] = 0
+            continue
+        above = depth.get(parent)
+        if above is not None:
+            depth[span_id] = above + 1
+        elif span_id not in depth:
+            _walk(span_id, parents, depth, spans, name, where)
     return depth
+
+
+def _walk(
+    start: str,
+    parents: dict[str, str | None],
+    depth: dict[str, int],
+    spans: list[Span],
+    name: str,
+    where: Callable[[Span], str],
+) -> None:
+    """The levels of ``start`` and of its ancestors whose level is not known yet, up to a
+    root or a span whose level is; a cycle among them is a ParseError."""
+    path: list[str] = []
+    on_path: set[str] = set()
+    at: str | None = start
+    while at is not None and at not in depth:
+        if at in on_path:
+            cycle = path[path.index(at) :]
+            by_id = {span.span_id: span for span in spans}
+            shown_ids = " -> ".join(cycle[:4] + [at]) + (" ..." if len(cycle) > 4 else "")
+            raise ParseError(
+                f"{name}: the parent ids of {len(cycle)} spans form a cycle ({shown_ids}, "
+                f"the first: {where(by_id[cycle[0]])}): no span of it has a root"
+            )
+        path.append(at)
+        on_path.add(at)
+        parent = parents.get(at)
+        at = parent if parent in parents else None
+    base = -1 if at is None else depth[at]
+    for offset, span_id in enumerate(reversed(path), 1):
+        depth[span_id] = base + offset

@@ -1,0 +1,402 @@
+"""A trace read into the one conversation without its JSON form read back
+(``Trace.run_conversation``), and the reading's fast steps held to the general ones: the
+plain chat message read at once (``agent_messages.CHAT_FAST``) as ``_item`` reads it, the
+steps of a run whose spans do not start in their tree's order, open calls answered by id
+and by name, and what a span's numbers may be written as.
+
+Every run here is recorded by the real OpenTelemetry SDK (``tests/helpers/otel_traces.py``)
+and read from memory and from the file the Collector's file exporter writes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from opentelemetry import trace as trace_api
+
+from pytest_jsonmatch import ParseError, match_run
+from pytest_jsonmatch.engine.agents.agent_run import read_run
+from pytest_jsonmatch.engine.reading import agent_messages
+from pytest_jsonmatch.engine.reading.agent_messages import conversation_of
+from pytest_jsonmatch.engine.reading.trace_spans import Trace, read_trace
+from tests.helpers import otel_traces as ot
+
+NS = 1_000_000  # a millisecond, in nanoseconds
+
+
+@contextmanager
+def chat_fast(on: bool) -> Iterator[None]:
+    before = agent_messages.CHAT_FAST
+    agent_messages.CHAT_FAST = on
+    try:
+        yield
+    finally:
+        agent_messages.CHAT_FAST = before
+
+
+def _run_spans(tracer: trace_api.Tracer) -> None:
+    """A run of every kind of step this reader writes a message for: the conversation it
+    was given (a system instruction), a model call that makes two calls (one answered by
+    its id, one by its name only), a failed tool, a tool span no model call made (two
+    siblings that overlap: one assistant message), a model call that answers in text with
+    blanks around it, and the agent's span."""
+    user = {"role": "user", "parts": [{"type": "text", "content": "Book Oslo"}]}
+    two = {
+        "role": "assistant",
+        "parts": [
+            {"type": "text", "content": "   "},
+            {"type": "tool_call", "id": "c1", "name": "search", "arguments": '{"to": "Oslo"}'},
+            {"type": "tool_call", "id": None, "name": "book", "arguments": {"seat": "2A"}},
+        ],
+    }
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": '  {"pnr": "X1"} '}]}
+    with tracer.start_as_current_span(
+        "invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}
+    ):
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attributes(
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.system_instructions": json.dumps(
+                        [{"type": "text", "content": "Be brief."}]
+                    ),
+                    "gen_ai.input.messages": json.dumps([user]),
+                    "gen_ai.output.messages": json.dumps([two]),
+                    "gen_ai.usage.input_tokens": 40,
+                }
+            )
+        for name, call_id, result in (("search", "c1", '{"ok": true}'), ("book", "", "")):
+            with tracer.start_as_current_span(f"execute_tool {name}") as tool:
+                tool.set_attributes({"gen_ai.operation.name": "execute_tool"})
+                tool.set_attributes({"gen_ai.tool.name": name, "gen_ai.tool.call.id": call_id})
+                if result:
+                    tool.set_attribute("gen_ai.tool.call.result", result)
+                else:
+                    tool.set_status(trace_api.Status(trace_api.StatusCode.ERROR, "no seat"))
+        now = trace_api.get_current_span().get_span_context()  # (the agent's)
+        assert now.is_valid
+        start = time.time_ns()
+        for k, city in enumerate(("Rome", "Paris")):  # (siblings that overlap in time)
+            tool = tracer.start_span(f"execute_tool weather {city}", start_time=start + k)
+            tool.set_attributes(
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "weather",
+                    "gen_ai.tool.call.arguments": json.dumps({"city": city}),
+                    "gen_ai.tool.call.result": f"error: {city} unknown" if k else "sunny",
+                }
+            )
+            tool.end(end_time=start + 10)
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attributes(
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.output.messages": json.dumps([answer]),
+                }
+            )
+
+
+def _recorded(run: object = _run_spans) -> list:
+    with ot.recording() as (tracer, exporter):
+        run(tracer)  # type: ignore[operator]
+        return list(exporter.get_finished_spans())
+
+
+def _read_back(trace: Trace) -> agent_messages.Conversation:
+    """The run as a recording holds it, read by the one reader (through the door)."""
+    return read_run(json.loads(json.dumps(trace.run_json())))
+
+
+@pytest.mark.parametrize("source", ["memory", "file"])
+def test_a_trace_reads_into_the_conversation_its_json_form_reads_into(tmp_path, source):
+    spans = _recorded()
+    if source == "file":
+        path = tmp_path / "t.jsonl"
+        path.write_text(ot.collector_json_lines(spans[:3], spans[3:]))
+        trace = read_trace(path)
+    else:
+        trace = read_trace(spans)
+    read = trace.run_conversation()
+    assert read == _read_back(trace)  # (every message, call, status, place and the depth)
+    assert read_run(trace) is read  # (read once, then kept)
+    # the conversation given: the instruction and the user; then the two calls, their
+    # results (search's by its id; book's by its name: its span names no id), the calls
+    # no model call made (one message: the siblings overlap), their results, the answer
+    assert [m.role for m in read.messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+    ]
+    assert read.start == 2
+    calls = [(c.name, c.arguments, c.status) for c in read.calls]
+    assert calls == [
+        ("search", {"to": "Oslo"}, "ok"),
+        ("book", {"seat": "2A"}, "error"),  # (its span's status ERROR)
+        ("weather", {"city": "Rome"}, "ok"),
+        ("weather", {"city": "Paris"}, "error"),  # (its result says "error: ...")
+    ]
+    assert read.answer == '  {"pnr": "X1"} '  # (as the reply wrote it, blanks and all)
+    assert read.messages[2].answer is None  # (a text of blanks only is no answer)
+    # its depth as the door counts it: message > tool_calls > call > function > arguments
+    assert read.depth == 5  # (book's arguments are an object: 4 levels above its 1)
+
+
+def test_the_same_run_scores_the_same_from_its_trace_or_its_json_form():
+    trace = read_trace(_recorded())
+    expected_run = [
+        {"name": "search", "arguments": {"to": "Oslo"}},
+        {"name": "book", "arguments": {"seat": "2A"}, "status": "ok"},
+    ]
+    from_trace = match_run(trace, {"pnr": "X1"}, expected_run, run_options={"mode": "superset"})
+    from_json = match_run(
+        trace.run_json(), {"pnr": "X1"}, expected_run, run_options={"mode": "superset"}
+    )
+    assert from_trace.fields == from_json.fields
+    assert from_trace.score == from_json.score
+    # the answer's 1 row matches; of the run's 5 rows (search, its argument; book, its
+    # argument, its status) book's status fails: the run scores 4/5 = 0.8, the two parts
+    # weighted by rows: (1 + 4) / 6
+    assert [f.status for f in from_trace.fields].count("match") == 5
+    assert from_trace.score == pytest.approx(5 / 6)
+
+
+# -- the plain chat message read at once, as the general reading reads it ---------------------
+
+CHAT_MESSAGES = [
+    {"role": "user", "content": "hi"},
+    {"role": "system", "content": None},
+    {"role": "human", "content": "a LangChain role name"},
+    {"role": "ai", "content": " x "},
+    {"role": "assistant", "content": "   "},
+    {"role": "assistant", "content": None, "tool_calls": None},
+    {"role": "assistant", "content": None, "tool_calls": []},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}},
+            {"id": "", "tool_call_id": "b", "function": {"name": "g", "arguments": None}},
+            {"function": {"name": "h", "arguments": {"y": [1, {"z": 2}]}}},
+            {"id": 7, "type": "function", "function": {"name": "k"}},
+        ],
+    },
+    {"role": "tool", "tool_call_id": "a", "content": {"ok": True}, "status": "ok"},
+    {"role": "tool", "tool_call_id": "", "content": "error: boom", "name": "f"},
+    {"role": "tool", "tool_call_id": "b", "content": [{"text": "error: x"}], "name": 3},
+    {"role": "tool", "content": None, "status": "error", "error": "timed out"},
+    # of other forms, read by the general reading (or refused by it)
+    {"role": "assistant", "content": [{"type": "text", "text": "blocks"}]},
+    {"role": "assistant", "content": {"answer": 1}},
+    {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f"}}]},
+    {"role": "assistant", "tool_calls": [{"type": "function", "name": "plain", "arguments": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "r"}]},
+]
+REFUSED = [
+    {"role": 3, "content": "x"},
+    {"role": "assistant", "content": None, "tool_calls": {}},
+    {"role": "assistant", "content": None, "tool_calls": 0},
+    {"role": "assistant", "content": None, "tool_calls": ["f"]},
+    {"role": "assistant", "tool_calls": [{"function": {"name": 4, "arguments": "{}"}}]},
+    {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "[1, 2]"}}]},
+    {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": 5}}]},
+]
+
+
+def _both_ways(messages: list) -> tuple[object, object]:
+    def read() -> object:
+        try:
+            return conversation_of(messages, "actual", 3)
+        except ParseError as exc:
+            return f"ParseError: {exc}"
+
+    with chat_fast(False):
+        general = read()
+    return read(), general
+
+
+def test_plain_chat_messages_read_at_once_as_the_general_reading_reads_them():
+    fast, general = _both_ways(CHAT_MESSAGES)
+    assert fast == general
+    assert isinstance(fast, agent_messages.Conversation)
+    statuses = [m.status for m in fast.messages if m.role == "tool"]
+    assert statuses == ["ok", "error", "error", "error", "ok"]  # (the last: Anthropic's result)
+    assert [c.id for c in fast.calls][:4] == ["a", "b", None, None]
+
+
+@pytest.mark.parametrize("message", REFUSED, ids=[str(n) for n in range(len(REFUSED))])
+def test_a_chat_message_of_no_plain_form_is_refused_as_the_general_reading_refuses_it(message):
+    fast, general = _both_ways([{"role": "user", "content": "go"}, message])
+    assert fast == general
+    assert isinstance(fast, str) and "messages[1]" in fast  # (an error naming where)
+
+
+def test_the_switch_turns_the_fast_reading_off(monkeypatch):
+    """Not vacuous: with the switch on, a plain message never reaches the general
+    reading's envelope test; off, every message does."""
+    seen: list[object] = []
+    general = agent_messages._held
+
+    def held(value: object, where: str) -> object:
+        seen.append(value)
+        return general(value, where)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(agent_messages, "_held", held)
+    message = {"role": "user", "content": "hi"}
+    conversation_of([message], "actual")
+    assert message not in seen
+    with chat_fast(False):
+        conversation_of([message], "actual")
+    assert message in seen
+
+
+# -- the steps of spans that do not start in their tree's order --------------------------------
+
+
+def _out_of_order(tracer: trace_api.Tracer) -> None:
+    """A model call whose own client span (a model call inside it: read once, as the outer
+    one) starts before it, as clocks that disagree record them; and a tool span inside a
+    tool of its name (read once), which starts before its parent too."""
+    t = 1_700_000_000_000 * NS
+    reply = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c", "name": "f"}]}
+    done = {"role": "assistant", "parts": [{"type": "text", "content": "done"}]}
+    agent = tracer.start_span("invoke_agent a", start_time=t)
+    agent.set_attribute("gen_ai.operation.name", "invoke_agent")
+    inside = trace_api.set_span_in_context(agent)
+    chat = tracer.start_span("chat outer", context=inside, start_time=t + 5)
+    chat.set_attributes(
+        {"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps([reply])}
+    )
+    client = tracer.start_span(
+        "chat client", context=trace_api.set_span_in_context(chat), start_time=t + 1
+    )
+    client.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.output.messages": "[]"})
+    tool = tracer.start_span("execute_tool f", context=inside, start_time=t + 20)
+    tool.set_attributes({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f"})
+    tool.set_attribute("gen_ai.tool.call.result", "r")
+    again = tracer.start_span(
+        "execute_tool f", context=trace_api.set_span_in_context(tool), start_time=t + 10
+    )
+    again.set_attributes({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f"})
+    last = tracer.start_span("chat last", context=inside, start_time=t + 30)
+    last.set_attributes(
+        {"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps([done])}
+    )
+    for span, end in ((client, 6), (chat, 9), (again, 21), (tool, 25), (last, 35), (agent, 40)):
+        span.end(end_time=t + end)
+
+
+def test_steps_inside_steps_are_read_once_whatever_order_their_spans_start_in():
+    trace = read_trace(_recorded(_out_of_order))
+    # the spans in the order they start: the client's span first, then its parent
+    assert [s.name for s in trace.spans][:3] == ["invoke_agent a", "chat client", "chat outer"]
+    assert [(s.name, s.operation) for s in trace.steps] == [
+        ("invoke_agent a", "invoke_agent"),
+        ("chat outer", "chat"),
+        ("execute_tool f", "execute_tool"),  # (the outer one: it starts at t + 20)
+        ("chat last", "chat"),
+    ]
+    assert [s.name for s in trace.spans][3:5] == ["execute_tool f", "execute_tool f"]
+    assert trace.steps[2].span_id == trace.spans[4].span_id  # (the outer: the inner, [3])
+    assert trace.run_conversation() == _read_back(trace)
+    assert [(c.name, c.status) for c in trace.run_conversation().calls] == [("f", "ok")]
+
+
+def test_many_calls_left_open_are_answered_by_id_then_by_name():
+    """Tool spans answer the calls a model call made by their id, else by their name (the
+    first open), in constant time each: a run of 2,000 calls, the odd ones answered by id
+    in reverse, the even ones by name."""
+    calls = [
+        {"type": "tool_call", "id": f"c{n}", "name": f"t{n % 2}", "arguments": "{}"}
+        for n in range(2000)
+    ]
+    reply = {"role": "assistant", "parts": calls}
+
+    def run(tracer: trace_api.Tracer) -> None:
+        with tracer.start_as_current_span("invoke_agent a"):
+            with tracer.start_as_current_span("chat m") as chat:
+                chat.set_attribute("gen_ai.operation.name", "chat")
+                chat.set_attribute("gen_ai.output.messages", json.dumps([reply]))
+            for n in [*range(1999, 0, -2), *range(0, 2000, 2)]:
+                with tracer.start_as_current_span(f"execute_tool t{n % 2}") as tool:
+                    tool.set_attributes({"gen_ai.operation.name": "execute_tool"})
+                    tool.set_attribute("gen_ai.tool.name", f"t{n % 2}")
+                    tool.set_attribute("gen_ai.tool.call.id", f"c{n}" if n % 2 else "")
+                    tool.set_attribute("gen_ai.tool.call.result", f"r{n}")
+
+    trace = read_trace(_recorded(run))
+    answered = [(m["tool_call_id"], m["content"]) for m in trace.messages if m["role"] == "tool"]
+    odd = [(f"c{n}", f"r{n}") for n in range(1999, 0, -2)]
+    # (the even ones by name, the first open call of t0 each time: c0, c2, ...)
+    even = [(f"c{n}", f"r{n}") for n in range(0, 2000, 2)]
+    assert answered == odd + even
+    assert trace.run_conversation() == _read_back(trace)
+
+
+# -- what a span's numbers may be written as -------------------------------------------------
+
+
+def _file_with(tmp_path: Path, **fields: object) -> Path:
+    span = {
+        "traceId": "0" * 31 + "1",
+        "spanId": "0" * 15 + "1",
+        "name": "chat m",
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}],
+        **fields,
+    }
+    request = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(request) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"startTimeUnixNano": "²"}, "startTimeUnixNano '²' is not a time in nanoseconds"),
+        ({"endTimeUnixNano": "-5"}, "endTimeUnixNano '-5' is not a time in nanoseconds"),
+        (
+            {"attributes": [{"key": "n", "value": {"intValue": "²"}}]},
+            "attribute 'n': {'intValue': '²'} is no OTLP value",
+        ),
+        (
+            {"attributes": [{"key": "n", "value": {"intValue": "--5"}}]},
+            "attribute 'n': {'intValue': '--5'} is no OTLP value",
+        ),
+    ],
+    ids=["superscript time", "negative time", "superscript int", "two signs"],
+)
+def test_numbers_no_digits_write_are_refused_naming_the_span(tmp_path, fields, said):
+    """(A superscript two is a digit to ``str.isdigit`` but no number to ``int``.)"""
+    path = _file_with(tmp_path, **fields)
+    with pytest.raises(ParseError) as caught:
+        read_trace(path)
+    assert str(caught.value).startswith(
+        f"trace file {str(path)!r} resourceSpans[0].scopeSpans[0].spans[0] (span 'chat m'): "
+    )
+    assert said in str(caught.value)
+
+
+def test_a_number_written_with_a_sign_or_at_length_is_read_as_written(tmp_path):
+    path = _file_with(
+        tmp_path,
+        attributes=[
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "a", "value": {"intValue": "-7"}},
+            {"key": "b", "value": {"intValue": "12345678901234567890"}},  # (20 digits)
+            {"key": "gen_ai.output.messages", "value": {"stringValue": "[]"}},
+        ],
+    )
+    attributes = read_trace(path).spans[0].attributes
+    assert (attributes["a"], attributes["b"]) == (-7, 12345678901234567890)
