@@ -167,12 +167,16 @@ class Pair:
         self.structural = copy.deepcopy(STRUCTURAL_OPTIONS[index % len(STRUCTURAL_OPTIONS)])
         self.f1_kind = F1_OPTION_KINDS[index % len(F1_OPTION_KINDS)]
         leaves = [k for k, v in self.expected.items() if not isinstance(v, (dict, list))]
-        numbers = [
-            k for k in leaves if type(self.expected[k]) in (int, float) and self.f1_kind != "ignore"
-        ]
+        numbers = [k for k in leaves if type(self.expected[k]) in (int, float)]
+        others = [k for k in leaves if k not in numbers]
+        # (exact on a number is extract-eval's warning, logged at every call: it goes on a
+        # string, a boolean or a null, whose default it is; a tolerance on a number)
         if self.f1_kind == "tolerance" and not numbers:
             self.f1_kind = "exact"
-        self.f1_key = (numbers if self.f1_kind == "tolerance" else leaves)[0]
+        if self.f1_kind == "exact" and not others:
+            self.f1_kind = "tolerance"
+        chosen = {"tolerance": numbers, "exact": others}.get(self.f1_kind, leaves)
+        self.f1_key = chosen[0]
         self.f1_options = self._f1_options()
 
     def _f1_options(self) -> dict[str, Any]:
