@@ -46,6 +46,45 @@ for _module in pkgutil.walk_packages(pytest_jsonmatch.__path__, "pytest_jsonmatc
         importlib.import_module(_module.name)
 
 
+# -- the source lines of an inner session's tracebacks, found once per source -----------------
+#
+# An inner session that stops (a collection error, Ctrl-C: pytest's Interrupted) has its
+# terminal reporter render the stop's whole traceback, and pytest finds each entry's
+# statement by parsing and walking the whole file it stands in (its own main.py, pluggy's
+# modules): about 0.1 s of CPU a stop, the same files every time, some 150 stops a run of
+# the suite. The answer depends only on the line and the file's lines, so it is kept per
+# (line, lines) and given again, the same object: what any inner session prints is unchanged.
+_STATEMENT_RANGES_KEPT = 4096
+
+
+def _statement_ranges_found_once() -> None:
+    from _pytest._code import code as _code
+    from _pytest._code import source as _source
+
+    found = getattr(_source, "getstatementrange_ast", None)
+    if found is None or getattr(found, "_found_once", False):
+        return
+    kept: dict = {}
+
+    def getstatementrange_ast(lineno, source, assertion=False, astnode=None):
+        key = (lineno, bool(assertion), tuple(source.lines))
+        answer = kept.get(key)
+        if answer is None:
+            answer = found(lineno, source, assertion=assertion, astnode=astnode)
+            if len(kept) >= _STATEMENT_RANGES_KEPT:
+                kept.clear()
+            kept[key] = answer
+        return answer
+
+    getstatementrange_ast._found_once = True
+    _source.getstatementrange_ast = getstatementrange_ast
+    if getattr(_code, "getstatementrange_ast", None) is found:
+        _code.getstatementrange_ast = getstatementrange_ast
+
+
+_statement_ranges_found_once()
+
+
 # The environment variables the plugin and the command line read to find out where they run.
 # CI machines set some of them (CI=true refuses golden updates; GITHUB_ACTIONS switches on
 # annotations); every test starts without them and sets the ones it is about.
