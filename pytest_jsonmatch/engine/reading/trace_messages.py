@@ -138,20 +138,19 @@ def _kinds(spans: Sequence[Span], depth: Mapping[str, int]) -> dict[str, str]:
     its children (spans ordered by their start, as a tracer starts them), else in the
     order of their levels. What a span passes to its children, the model call and the tool
     it is in (None: none), is kept only where it is in one."""
-    by_id = {span.span_id: span for span in spans}
-    done: set[str] = set()
+    done: set[str] = set()  # (``depth`` holds every span of the trace, by its id)
     for span in spans:
         parent = span.parent_id
-        if parent is not None and parent in by_id and parent not in done:
-            return _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]), by_id)
+        if parent is not None and parent in depth and parent not in done:
+            return _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]))
         done.add(span.span_id)
-    return _kinds_in(spans, by_id)
+    return _kinds_in(spans)
 
 
 _OUTSIDE: tuple[str | None, str | None] = (None, None)
 
 
-def _kinds_in(ordered: Sequence[Span], by_id: Mapping[str, Span]) -> dict[str, str]:
+def _kinds_in(ordered: Sequence[Span]) -> dict[str, str]:
     """:func:`_kinds` of spans ordered so that each comes after its parent."""
     kinds: dict[str, str] = {}
     # (the model call and the tool a span's children are in, for the spans in either)
@@ -211,12 +210,21 @@ class _Reading:
         self.open = _OpenCalls()  # the calls made and not answered yet
         self.made: tuple[Chat, Span] | None = None  # the last call made for a tool span
 
-    def step(self, span: Span, kind: str, message: int | None, tool: str | None = None) -> None:
-        error = _error(span) if kind == TOOL or span.status == "error" else None
+    def step(
+        self,
+        span: Span,
+        kind: str,
+        message: int | None,
+        tool: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """The step of ``span``; ``error``: what failed in a tool call's (read by its
+        caller), else read here where the span's status is an error."""
+        if kind != TOOL and span.status == "error":
+            error = _error(span)
         attributes = span.attributes
-        used = [
-            attributes[key] if key in attributes else attributes.get(other) for key, other in _USAGE
-        ]
+        used_in = attributes[_IN] if _IN in attributes else attributes.get(_IN_OTHER)
+        used_out = attributes[_OUT] if _OUT in attributes else attributes.get(_OUT_OTHER)
         fields = (
             span.span_id,
             span.parent_id,
@@ -226,7 +234,8 @@ class _Reading:
             max(0, span.end_ns - span.start_ns) / 1e6,
             "error" if error is not None else "ok",
             error,
-            *[value if type(value) is int else None for value in used],
+            used_in if type(used_in) is int else None,
+            used_out if type(used_out) is int else None,
             message,
         )
         self.steps.append(tuple.__new__(TraceStep, fields))  # (TraceStep(*fields): one a step)
@@ -264,7 +273,7 @@ class _Reading:
         if error is not None:
             message["error"] = error
         self.messages.append(message)
-        self.step(span, TOOL, len(self.messages) - 1, name)
+        self.step(span, TOOL, len(self.messages) - 1, name, error)
 
     def _made(self, span: Span, name: str, call_id: str) -> None:
         """A call for a tool span no model call made: in the assistant message of the tool
@@ -397,3 +406,4 @@ _USAGE = (
     ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
     ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
 )
+(_IN, _IN_OTHER), (_OUT, _OUT_OTHER) = _USAGE

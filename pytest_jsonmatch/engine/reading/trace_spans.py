@@ -39,6 +39,7 @@ from ..core.values import JsonValue
 from .agent_messages import Conversation, conversation_of
 from .intake import read_json
 from .trace_chat import Chat
+from .trace_conversation import chat_conversation
 from .trace_formats import (
     Budget,
     RawSpan,
@@ -101,10 +102,14 @@ class Trace(Slotted):
         :meth:`run_json`, without that form written out and read back: each message
         checked by the door's own check (``intake.read_json``; plain JSON already, as this
         reader makes it: only how deeply it nests is new) and the messages read by
-        ``agent_messages.conversation_of``, the one reader of every run. Read once, then
-        kept; ``side`` names the run in an error."""
+        ``agent_messages.conversation_of``, the one reader of every run (read so in one
+        pass, ``trace_conversation.chat_conversation``, where the messages allow). Read
+        once, then kept; ``side`` names the run in an error."""
         if self._read is None:
             with collector_paused():  # (many small objects, none in a cycle: gc_pause.py)
+                self._read = chat_conversation(self.messages, side)
+                if self._read is not None:  # (read in one pass: trace_conversation.py)
+                    return self._read
                 messages = list(self.messages)
                 depth = 0
                 for index, message in enumerate(messages):

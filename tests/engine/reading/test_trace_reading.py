@@ -20,8 +20,9 @@ from opentelemetry import trace as trace_api
 
 from pytest_jsonmatch import ParseError, match_run
 from pytest_jsonmatch.engine.agents.agent_run import read_run
-from pytest_jsonmatch.engine.reading import agent_messages
+from pytest_jsonmatch.engine.reading import agent_messages, trace_conversation, trace_spans
 from pytest_jsonmatch.engine.reading.agent_messages import conversation_of
+from pytest_jsonmatch.engine.reading.trace_conversation import chat_conversation
 from pytest_jsonmatch.engine.reading.trace_spans import Trace, read_trace
 from tests.helpers import otel_traces as ot
 
@@ -400,3 +401,164 @@ def test_a_number_written_with_a_sign_or_at_length_is_read_as_written(tmp_path):
     )
     attributes = read_trace(path).spans[0].attributes
     assert (attributes["a"], attributes["b"]) == (-7, 12345678901234567890)
+
+
+# -- the run read in one pass (trace_conversation.py), as the general reading reads it --------
+
+
+@contextmanager
+def trace_fast(on: bool) -> Iterator[None]:
+    before = trace_conversation.TRACE_FAST
+    trace_conversation.TRACE_FAST = on
+    try:
+        yield
+    finally:
+        trace_conversation.TRACE_FAST = before
+
+
+def _failing_run(tracer: trace_api.Tracer) -> None:
+    ot.genai_run(tracer, fail=True)
+
+
+def _by_name_run(tracer: trace_api.Tracer, call_id: object = "c") -> None:
+    """A model call's call answered by a tool span that names no id (by its name only)."""
+    call = {"type": "tool_call", "id": call_id, "name": "f"}
+    reply = {"role": "assistant", "parts": [call]}
+    with tracer.start_as_current_span("invoke_agent a"):
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.set_attribute("gen_ai.output.messages", json.dumps([reply]))
+        with tracer.start_as_current_span("execute_tool f") as tool:
+            tool.set_attributes({"gen_ai.operation.name": "execute_tool"})
+            tool.set_attributes({"gen_ai.tool.name": "f", "gen_ai.tool.call.result": "r"})
+
+
+def _bad_arguments_run(tracer: trace_api.Tracer) -> None:
+    """A model call whose call's arguments are JSON text of no object."""
+    call = {"type": "tool_call", "id": "c", "name": "f", "arguments": "[1, 2]"}
+    with tracer.start_as_current_span("chat m") as chat:
+        chat.set_attribute("gen_ai.operation.name", "chat")
+        chat.set_attribute(
+            "gen_ai.output.messages", json.dumps([{"role": "assistant", "parts": [call]}])
+        )
+
+
+RUNS = {
+    "every step": (_run_spans, True),
+    "spans out of their tree's order": (_out_of_order, True),
+    "a failed tool": (_failing_run, True),
+    "a call answered by name": (_by_name_run, True),  # (its result names the call's id)
+    # (a number is no call id to the reader: its result is linked in order, by the general
+    # reading's steps)
+    "a call whose id is a number": (lambda tracer: _by_name_run(tracer, 7), False),
+}
+
+
+def _read_both_ways(trace: Trace) -> tuple[object, object]:
+    def read() -> object:
+        try:
+            return Trace(
+                trace.spans, trace.source, trace.trace_id, trace.messages, trace.steps
+            ).run_conversation()
+        except ParseError as exc:
+            return f"ParseError: {exc}"
+
+    with trace_fast(False):
+        general = read()
+    return read(), general
+
+
+@pytest.mark.parametrize("source", ["memory", "file"])
+@pytest.mark.parametrize("run", list(RUNS))
+def test_a_traces_run_read_in_one_pass_is_the_run_the_general_reading_reads(tmp_path, source, run):
+    make, in_one_pass = RUNS[run]
+    spans = _recorded(make)
+    if source == "file":
+        path = tmp_path / "t.jsonl"
+        path.write_text(ot.collector_json_lines(spans))
+        trace = read_trace(path)
+    else:
+        trace = read_trace(spans)
+    fast, general = _read_both_ways(trace)
+    assert isinstance(fast, agent_messages.Conversation)
+    assert fast == general  # (every message, call, status, place, its start and depth)
+    assert fast == _read_back(trace)
+    one_pass = chat_conversation(trace.messages, "actual")
+    assert (one_pass is not None) is in_one_pass
+    if one_pass is not None:
+        assert one_pass == fast
+
+
+def test_a_pydantic_ai_run_reads_in_one_pass_as_the_general_reading_reads_it():
+    spans, _ = ot.pydantic_ai_run()
+    trace = read_trace(spans)
+    one_pass = chat_conversation(trace.messages, "actual")
+    assert one_pass is not None
+    fast, general = _read_both_ways(trace)
+    assert one_pass == fast == general
+    # the call get_weather({"city": "Oslo"}), answered by its result: ok
+    assert [(c.name, c.arguments, c.status) for c in one_pass.calls] == [
+        ("get_weather", {"city": "Oslo"}, "ok")
+    ]
+
+
+def test_a_run_the_reader_refuses_is_refused_with_the_general_readings_error():
+    trace = read_trace(_recorded(_bad_arguments_run))
+    fast, general = _read_both_ways(trace)
+    assert fast == general
+    assert isinstance(fast, str)
+    assert "actual messages[0].tool_calls[0].function.arguments (call 'f')" in fast
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [{"role": "tool", "tool_call_id": "c", "content": float("nan")}],  # (the door's)
+        [{"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f"}}]}],
+        [{"role": "assistant", "content": [{"type": "text", "text": "blocks"}]}],
+        [{"role": "user", "content": "x", "type": "message"}],  # (a key of no chat message)
+        [{"role": "tool", "tool_call_id": "c", "content": "no call of its id open"}],
+    ],
+    ids=["nan", "a call of no id", "blocks", "typed", "unanswered id"],
+)
+def test_messages_of_another_form_are_left_to_the_general_reading(messages):
+    """(A call without an id, read in one pass, could be answered by name or in order:
+    the general reading's steps; a result whose id no open call has, likewise.)"""
+    if "function" in str(messages):
+        messages = [*messages, {"role": "tool", "tool_call_id": "x", "content": "r"}]
+    assert chat_conversation(messages, "actual") is None
+
+
+def test_messages_read_in_one_pass_link_each_result_to_the_first_open_call_of_its_id():
+    call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    messages = [
+        {"role": "assistant", "content": None, "tool_calls": [call, call]},
+        {"role": "tool", "tool_call_id": "a", "content": "error: x"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "a", "content": "r"},
+    ]
+    one_pass = chat_conversation(messages, "actual")
+    assert one_pass == conversation_of(messages, "actual", 4)
+    # the first result takes the first call of id a; the second call of id a was never
+    # open by its id (the first held it), so the second result takes the third call
+    assert [c.status for c in one_pass.calls] == ["error", None, "ok"]
+    assert one_pass.depth == 4  # (message > tool_calls > call > function: text arguments)
+
+
+def test_the_switch_turns_the_one_pass_reading_off(monkeypatch):
+    """Not vacuous: with the switch on, a trace's run never reaches ``conversation_of``;
+    off, it does."""
+    seen: list[object] = []
+    general = trace_spans.conversation_of
+
+    def reading(*args: object) -> object:
+        seen.append(args)
+        return general(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trace_spans, "conversation_of", reading)
+    trace = read_trace(_recorded())
+    trace.run_conversation()
+    assert seen == []
+    with trace_fast(False):
+        read_trace(_recorded()).run_conversation()
+    assert len(seen) == 1
