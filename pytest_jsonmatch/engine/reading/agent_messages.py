@@ -163,11 +163,9 @@ CALL_FORM_KEYS = frozenset(
 # how an item joins the message before it: never, as a piece of its turn, or as the turn's
 # message item (one per turn)
 _OWN, _PIECE, _TURN = 0, 1, 2
-# The switch of the plain chat message's fast reading (docs/architecture.md, "Fast paths"):
-# False reads every message by the general reading of _item (and _held's envelope test).
+# the plain chat message's fast reading (docs/architecture.md, "Fast paths"); False: _item's
 CHAT_FAST = True
-# the keys of an OpenAI chat message as this project writes runs (a trace's among them):
-# no key of an envelope, a vendor's call or part, nor a type
+# an OpenAI chat message's keys as runs are written (no envelope's, vendor part's, nor type)
 _CHAT_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name", "status", "error"})
 
 
@@ -365,10 +363,7 @@ def _linked(messages: list[Message]) -> list[Message]:
         for c, call in enumerate(message.calls):
             if call.id is not None:
                 by_id.setdefault(call.id, len(calls))
-            queue = by_name.get(call.name)
-            if queue is None:
-                by_name[call.name] = queue = deque()
-            queue.append(len(calls))
+            by_name.setdefault(call.name, deque()).append(len(calls))
             calls.append((m, c))
         for answer in message.answers:
             found = by_id.pop(answer.call_id, None) if answer.call_id is not None else None
@@ -387,10 +382,7 @@ def _linked(messages: list[Message]) -> list[Message]:
     answered: dict[int, dict[int, str]] = {}
     for found, status in taken.items():
         at, k = calls[found]
-        statuses = answered.get(at)
-        if statuses is None:
-            answered[at] = statuses = {}
-        statuses[k] = status
+        answered.setdefault(at, {})[k] = status
     out = list(messages)
     make = tuple.__new__  # (as _replace, without its keyword parsing: once per call)
     for at, statuses in answered.items():
@@ -404,8 +396,7 @@ def _linked(messages: list[Message]) -> list[Message]:
 
 
 def _placed(message: Message, item: int) -> Message:
-    """``message`` at the list item ``item`` (as ``_replace(item=item)``, made directly:
-    once for every message read)."""
+    """``message`` at the list item ``item`` (``_replace(item=item)``, made directly)."""
     role, calls, answer, where, _, result, answers = message
     return tuple.__new__(Message, (role, calls, answer, where, item, result, answers))
 
