@@ -76,6 +76,16 @@ def test_without_a_runner_a_refused_request_is_retried_after_retry_after() -> No
     assert len(server.starts) == 2  # refused once (429, Retry-After: 0), then answered
 
 
+def test_a_user_that_cannot_be_asked_is_the_simulators_fault_not_the_agents() -> None:
+    from pytest_jsonmatch.engine.agents.simulated_user import SimulatorFault, spoils
+
+    server = UserModel(refuse=99)  # (every request refused, past the judge's retries)
+    with serving(server), pytest.raises(SimulatorFault) as caught:
+        SimulatedUser(_settings(server.url))([])
+    assert str(caught.value).startswith("simulator: the simulated user's model 'user-1' at ")
+    assert spoils(caught.value) and len(server.starts) > 1  # (retried first, as the judge is)
+
+
 def test_through_the_judges_runner_its_retries_and_its_rate_shared_by_workers(tmp_path) -> None:
     server = UserModel(refuse=1)
     # two workers' judge runners on one shared schedule: 20 starts a second in all

@@ -275,8 +275,9 @@ class SimulatedUser:
                 return self.through(request, transport)
             return send_with_retries(transport, request)
         except JudgeUnavailable as exc:  # (its words name a judge: this is the user's model)
+            # a user that cannot be asked spoils the conversation: not the agent's failure
             said = str(exc).removeprefix("judge ")
-            raise JudgeUnavailable(f"the simulated user's model {said}") from None
+            raise SimulatorFault(f"the simulated user's model {said}") from None
 
 
 def _setting(settings: Mapping[str, object], key: str) -> str:
