@@ -490,6 +490,7 @@ def test_a_traces_run_read_in_one_pass_is_the_run_the_general_reading_reads(tmp_
 
 
 def test_a_pydantic_ai_run_reads_in_one_pass_as_the_general_reading_reads_it():
+    pytest.importorskip("pydantic_ai")  # (the test extra brings it; the floors run has none)
     spans, _ = ot.pydantic_ai_run()
     trace = read_trace(spans)
     one_pass = chat_conversation(trace.messages, "actual")
