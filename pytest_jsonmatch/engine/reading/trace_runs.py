@@ -6,8 +6,9 @@ of one scenario, as an agent traced k times leaves them (k traces whose spans ca
 here those traces are the point. They are found by ``trace_spans``' own selection (the same
 rules: ``root``, ``attribute``, a file of JSON lines read only where the runs can be), put in
 the order their first span has in the source (deterministic, whichever lines were read), and
-each is then read by ``read_trace`` under its trace id, so that a run read here is the run
-``read_trace`` gives, span for span.
+each is then read as ``read_trace`` reads it under its trace id (the source read whole once
+where several match, not once a run), so that a run read here is the run ``read_trace``
+gives, span for span.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .trace_spans import (
     _selection,
     _source,
     read_trace,
+    trace_of,
 )
 
 MAX_RUNS = 1000  # runs one selection may give (a case's repeats: cases/repeats.MAX_REPEAT)
@@ -48,7 +50,14 @@ def read_traces(
     wanted = _selection(None, root, attribute)
     source = _held(path_or_spans)
     ids = trace_ids(source, wanted, most)
-    return tuple(read_trace(source, trace_id=trace_id) for trace_id in ids)
+    if len(ids) == 1:  # (its lines alone read again)
+        return (read_trace(source, trace_id=ids[0]),)
+    # several: the source read whole once and each run taken from it, the spans read_trace
+    # would find by its trace id (every span carries it), not the source read once a run
+    with collector_paused():
+        name, spans_of = _source(source)
+        runs = _runs(spans_of(None), name)
+        return tuple(trace_of(trace_id, runs[trace_id], name) for trace_id in ids)
 
 
 def trace_ids(source: object, wanted: dict[str, Any], most: int = MAX_RUNS) -> list[str]:

@@ -153,6 +153,12 @@ def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
         if not (isinstance(path_or_spans, (str, os.PathLike)) and _needles(wanted)):
             raise  # (read whole already)
         chosen_id, chosen = _select(_runs(spans_of(None), name), wanted, name)
+    return trace_of(chosen_id, chosen, name)
+
+
+def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
+    """The run of trace ``chosen_id``, its spans ``chosen`` (every span of it the source
+    ``name`` holds, in the source's order), read into a :class:`Trace`."""
     spans = _decoded(chosen, name)
     raws: dict[str, RawSpan] = {}  # (each span's raw record by id: made for an error only)
 
