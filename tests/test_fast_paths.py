@@ -27,6 +27,7 @@ from pytest_jsonmatch.cli.app import main as jsonmatch
 from pytest_jsonmatch.dataset import fitting
 from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
+from pytest_jsonmatch.engine.core.paths import PathPattern
 from pytest_jsonmatch.engine.pairing import pair_scores
 from pytest_jsonmatch.engine.schemas import conformance
 from pytest_jsonmatch.engine.walking import inline_leaves
@@ -213,15 +214,45 @@ def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:
         calls.append(args[2].path)
         original(self, *args)
 
-    pair = ({"a": 1, "n": {"b": "x", "c": 2}}, {"a": 2, "n": {"b": "y", "c": 2}})
+    pair = ({"a": 1, "k": 3, "n": {"b": "x", "c": 2}}, {"a": 2, "k": 3, "n": {"b": "y", "c": 2}})
     rules = {"fields": {"a": {"tolerance": 1}}}
     with switched(LeafScoring, "leaf", counted):
         on = pair_text(*pair, "structural_f1", rules)
-        assert calls == ["a"]  # (the root's keys go their general way: a rule names one)
+        assert calls == ["a"]  # (the key a rule names goes its general way, "k" inline)
         with switched(inline_leaves, "INLINE_LEAVES", False):
             off = pair_text(*pair, "structural_f1", rules)
-    assert calls == ["a", "a", "n.b", "n.c"]
+    assert calls == ["a", "a", "k", "n.b", "n.c"]
     assert on == off
+
+
+@SETTINGS
+@given(
+    pair=fv.PAIRS,
+    metric=st.sampled_from([*INLINE_METRICS, "field_f1"]),
+    kind=st.sampled_from(["ignore", "exact", "tolerance", "below"]),
+    data=st.data(),
+)
+def test_a_rule_on_one_of_the_pairs_own_keys_scores_the_others_inline_alike(
+    pair: tuple[Any, Any], metric: str, kind: str, data: st.DataObject
+) -> None:
+    """An assertion's rule names one of its own keys (``ignore=["id"]``): the other keys'
+    leaves take the inline loop, the named one its general way, the same to the bit."""
+    actual, expected = pair
+    keys = sorted(expected) if isinstance(expected, dict) else []
+    key = data.draw(st.sampled_from(keys)) if keys else "a"
+    rules: dict[str, Any] = {
+        "ignore": {"ignore": [key]},
+        "exact": {"fields": {key: {"comparator": "exact"}}},
+        "tolerance": {"fields": {key: {"tolerance": 2}}},
+        "below": {"fields": {f"{key}.x": {"comparator": "exact"}}},
+    }[kind]
+    try:
+        PathPattern(key)
+    except JsonMatchError:
+        return  # (a key that does not read as a path pattern names no field)
+    with switched(inline_leaves, "INLINE_LEAVES", False):
+        general = pair_text(actual, expected, metric, rules)
+    assert pair_text(actual, expected, metric, rules) == general
 
 
 def test_the_inline_leaves_switch_turns_its_path_off() -> None:

@@ -34,7 +34,7 @@ from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .core.values import JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
-from .metrics.base import Metric, config_key, configure, plain_copy
+from .metrics.base import Metric, config_key, configure, kept_config, plain_copy
 from .reading.intake import Read, Reread, Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
@@ -94,10 +94,12 @@ class Entry:
         registry: Registry,
         truncated: str,
         schema: SchemaNode | None = None,
+        cfg: WalkConfig | None = None,
     ) -> None:
+        """``cfg``: the configuration of ``options``, where the caller has it (checked)."""
         self.metric, self.options, self.registry = metric, options, registry
         self.truncated = truncated
-        self.cfg = configure(metric, options, registry)
+        self.cfg = configure(metric, options, registry) if cfg is None else cfg
         self.validator = _validator(options)
         self.with_schema(self.cfg.schema if schema is None else schema)
 
@@ -313,14 +315,17 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     truncated = cast(str, options.pop("truncated", "error"))
     check_truncated(truncated)
     found = metric_named(metric, registry)
-    key = config_key(found, options, registry)
-    if key is None:
+    config = config_key(found, options, registry)
+    if config is None:
         return Entry(found, options, registry, truncated)
-    key = (id(found), truncated, *key)
+    key = (id(found), truncated, *config)
     entry = _KEPT.get(key)
     if entry is None or entry.metric is not found or entry.registry is not registry:
-        # (options checked here; its own copy of their lists and mappings: plain_copy)
-        entry = Entry(found, plain_copy(options), registry, truncated)
+        # (options checked here; its own copy of their lists and mappings: plain_copy,
+        # which the configuration kept under the same key holds too)
+        own = plain_copy(options)
+        cfg = kept_config(found, own, registry, config, copied=True)
+        entry = Entry(found, own, registry, truncated, cfg=cfg)
         if len(_KEPT) >= 256:
             _KEPT.clear()
         _KEPT[key] = entry

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from ..comparing.comparators import BoundComparator
 from ..comparing.field_spec import ORDERED, Align, FieldSpec, parse_align
@@ -36,6 +36,7 @@ InlinePlan = tuple[
     bool,
     "Mapping[str, BoundComparator] | None",
     Mapping[type, BoundComparator],
+    "frozenset[str] | None",
 ]
 _NO_TYPES: Mapping[type, BoundComparator] = {}
 # What an ignored array element is compared as inside a value compared whole (field_match):
@@ -122,6 +123,27 @@ class WalkConfig(HashedSlotted):
         self.default_align, self.array_threshold = default_align, array_threshold
         self.schema, self.rules, self.registry = schema, rules, registry
 
+    def with_rules(self, rules: tuple[FieldRule, ...]) -> WalkConfig:
+        """This configuration with ``rules`` in place of its own, holding the tables it has
+        worked out that no rule changes (its per-type comparators, its inline plans of
+        objects without a schema node), worked out here once for every set of rules laid
+        over it: an assertion's own ``ignore`` or ``fields`` pays for its rules alone."""
+        made = WalkConfig(
+            self.type_policy,
+            self.leaf_depth,
+            self.count_extras,
+            self.null_absent,
+            self.schema_driven,
+            self.array_mode,
+            self.default_align,
+            self.array_threshold,
+            self.schema,
+            rules,
+            self.registry,
+        )
+        made.__dict__.update((name, getattr(self, name)) for name in _RULE_FREE)
+        return made
+
     @cached_property
     def scalar_policy(self) -> dict[type, BoundComparator]:
         """The comparator of each Python scalar type, for the walk's inline loop (a batch
@@ -157,11 +179,11 @@ class WalkConfig(HashedSlotted):
     def _plans(self) -> dict[bool, InlinePlan]:
         """The inline plans of objects without a schema node, for ``whole`` False and True."""
         if self.schema_driven:  # field_f1's inferred schema: a scalar in expected is a leaf
-            plan = (self.scalar_policy, False, None, self.skippable_by_type)
+            plan = (self.scalar_policy, False, None, self.skippable_by_type, None)
             return {False: plan, True: plan}
         return {
-            False: (self.scalar_policy, True, None, self.skippable_by_type),
-            True: (self.value_policy, False, None, self.skippable_by_type),
+            False: (self.scalar_policy, True, None, self.skippable_by_type, None),
+            True: (self.value_policy, False, None, self.skippable_by_type, None),
         }
 
     def inline_plan(
@@ -169,26 +191,44 @@ class WalkConfig(HashedSlotted):
     ) -> InlinePlan | None:
         """How the walk scores the leaf fields of the object at instance ``path`` in the
         object's own loop, or None when every field must go its general way (a rule may
-        name a field below it: with rules and no ``path``, any field; a schema given to a
-        metric that is not schema-driven gives each field its spec). ``whole``: the fields
-        are at the metric's leaf depth, compared whole. A plan is (comparator by Python type,
-        whether the actual value must be a scalar too, comparator by key (a schema's leaves),
-        the by-type comparators that score equal scalars 1)."""
-        if self.rules and (
-            path is None or any(rule.pattern.may_match_below(path) for rule in self.rules)
-        ):
+        reach a field below it through any key: with rules and no ``path``, any field; a
+        schema given to a metric that is not schema-driven gives each field its spec).
+        ``whole``: the fields are at the metric's leaf depth, compared whole. A plan is
+        (comparator by Python type, whether the actual value must be a scalar too,
+        comparator by key (a schema's leaves), the by-type comparators that score equal
+        scalars 1, the keys that go their general way: those a rule names at this object
+        or below it, None for none)."""
+        general = self._general_keys(path) if self.rules else None
+        if general is False:
             return None
+        plan: InlinePlan
         if node is None:
-            return self._plans[whole]
-        if not self.schema_driven:
+            plan = self._plans[whole]
+        elif not self.schema_driven:
             return None
-        if node.properties is not None:
-            return (_NO_TYPES, False, node.plain_by_key, _NO_TYPES)
-        return (
-            self._plans[whole]
-            if whole
-            else (self.scalar_policy, True, None, self.skippable_by_type)
-        )
+        elif node.properties is not None:
+            plan = (_NO_TYPES, False, node.plain_by_key, _NO_TYPES, None)
+        else:
+            plan = (
+                self._plans[whole]
+                if whole
+                else (self.scalar_policy, True, None, self.skippable_by_type, None)
+            )
+        return plan if general is None else (*plan[:4], general)
+
+    def _general_keys(self, path: str | None) -> frozenset[str] | None | Literal[False]:
+        """The keys of the object at ``path`` through which a rule may reach a field (None
+        for none), or False where a rule may reach one through any key (or no ``path``)."""
+        if path is None:
+            return False
+        named: frozenset[str] | None = None
+        for rule in self.rules:
+            keys = rule.pattern.keys_below(path)
+            if keys is None:
+                return False
+            if keys:
+                named = keys if named is None else named | keys
+        return named
 
     @cached_property
     def every_type_scores_equal_one(self) -> bool:
@@ -356,6 +396,17 @@ class WalkConfig(HashedSlotted):
                 copied = source
             target[slot] = copied
         return root[0], deepest
+
+
+# WalkConfig's cached tables that read neither its rules nor its schema (with_rules)
+_RULE_FREE = (
+    "scalar_policy",
+    "value_policy",
+    "batch_policy",
+    "skippable_by_type",
+    "_plans",
+    "every_type_scores_equal_one",
+)
 
 
 _EQUAL_ONE: dict[int, tuple[SchemaNode, bool]] = {}

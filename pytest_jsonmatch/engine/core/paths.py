@@ -159,6 +159,7 @@ def path_tokens(text: str, allow_globs: bool) -> list[tuple[str, str]]:
 Segments = tuple[str, ...]
 _SEGMENTS: dict[str, Segments] = {"": ()}
 _SEGMENTS_LIMIT = 200_000
+_NO_KEYS: frozenset[str] = frozenset()
 
 
 def path_segments(path: str) -> Segments:
@@ -345,10 +346,34 @@ class PathPattern:
         steps = self._steps
         if self._globbed:
             return any(i < len(steps) for i in self._states_after(path))
+        if len(steps) == 1:  # (any path but the root's has a segment: none is left)
+            return not path
         segments = path_segments(path)
         return len(segments) < len(steps) and all(
             _step_takes(step, segment) for step, segment in zip(steps, segments)
         )
+
+    def keys_below(self, path: str) -> frozenset[str] | None:
+        """The keys of the object at ``path`` through which the pattern may match ``path``
+        and one segment or more: none where it matches nothing below ``path`` (as
+        :meth:`may_match_below` says), the one key its next step names where that step is a
+        literal key, None where it may reach any key (a wildcard, ``**``, an index next).
+        The walk scores the other keys' leaves in the object's own loop."""
+        steps = self._steps
+        if self._globbed:
+            return None if self.may_match_below(path) else _NO_KEYS
+        if len(steps) == 1:  # (a path below the root has a segment already: only the root)
+            if path:
+                return _NO_KEYS
+            return frozenset((steps[0][2:],)) if steps[0].startswith("=k") else None
+        segments = path_segments(path)
+        depth = len(segments)
+        if depth >= len(steps) or not all(
+            _step_takes(step, segment) for step, segment in zip(steps, segments)
+        ):
+            return _NO_KEYS
+        step = steps[depth]
+        return frozenset((step[2:],)) if step.startswith("=k") else None
 
     def names_an_index(self) -> bool:
         """Whether the pattern names one array position (``items[2]``), which only a walk

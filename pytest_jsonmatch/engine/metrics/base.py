@@ -52,6 +52,7 @@ class Metric(HashedSlotted):
         "finishes_when",
         "beta",
         "score_fields",
+        "rules_apart",
     )
 
     name: str
@@ -78,6 +79,10 @@ class Metric(HashedSlotted):
     # a metric that makes the field results itself instead of the walk, from both values
     # and the options (tool_calls: calls paired, each name and argument a field)
     score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None
+    # whether ``configure`` reads neither ``ignore`` nor ``fields``: the configuration of
+    # options with rules is then the kept one of the other options, the rules laid over it
+    # (an assertion's ``ignore=[its own key]`` pays for its rules alone)
+    rules_apart: bool
 
     def __init__(
         self,
@@ -96,12 +101,14 @@ class Metric(HashedSlotted):
         finishes_when: Callable[[Options], bool] | None = None,
         beta: Callable[[Options], float] | None = None,
         score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None,
+        rules_apart: bool = False,
     ) -> None:
         self.name, self.options, self.configure = name, options, configure
         self.headline, self.allow_array, self.description = headline, allow_array, description
         self.schema_reader, self.prepare, self.target = schema_reader, prepare, target
         self.finish, self.finishes_when = finish, finishes_when
         self.beta, self.score_fields = beta, score_fields
+        self.rules_apart = rules_apart
 
     def finishes(self, options: Options) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""
@@ -158,11 +165,22 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def configure(metric: Metric, options: Options, registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
+    return kept_config(metric, options, registry, config_key(metric, options, registry))
+
+
+def kept_config(
+    metric: Metric,
+    options: Options,
+    registry: Registry,
+    key: tuple[object, ...] | None,
+    copied: bool = False,
+) -> WalkConfig:
+    """:func:`configure` where the options' ``key`` (:func:`config_key`) is known already;
+    ``copied``: ``options`` is the caller's own copy (``plain_copy``), kept as it is."""
     if options:
         check_options(metric, options)
-    key = config_key(metric, options, registry)
     if key is not None:
-        return _kept(key, metric, options, registry)
+        return _kept(key, metric, options, registry, copied)
     return _configured(metric, options, registry)
 
 
@@ -301,20 +319,40 @@ def _canonical(schema: dict[str, object]) -> str | None:
 
 
 def _kept(
-    key: tuple[object, ...], metric: Metric, options: Options, registry: Registry
+    key: tuple[object, ...],
+    metric: Metric,
+    options: Options,
+    registry: Registry,
+    copied: bool = False,
 ) -> WalkConfig:
     cfg = _BASE_CONFIGS.get(key)
     if cfg is None or cfg.registry is not registry:
         if len(_BASE_CONFIGS) > 256:
             _BASE_CONFIGS.clear()
-        cfg = _BASE_CONFIGS[key] = _configured(metric, plain_copy(options), registry)
+        kept = options if copied else plain_copy(options)
+        cfg = _BASE_CONFIGS[key] = _configured(metric, kept, registry)
     return cfg
+
+
+_RULE_OPTIONS = ("ignore", "fields")
 
 
 def _configured(metric: Metric, options: Options, registry: Registry) -> WalkConfig:
     if not options:
         return metric.configure({}, registry)
     opts = dict(options)
+    if (
+        metric.rules_apart
+        and opts.get("schema") is None
+        and not opts.keys().isdisjoint(_RULE_OPTIONS)
+    ):
+        # the other options' configuration, kept (or made and kept), the rules laid over it
+        rest = {name: value for name, value in opts.items() if name not in _RULE_OPTIONS}
+        key = config_key(metric, rest, registry)
+        if key is not None:
+            base = _kept(key, metric, rest, registry)
+            binder = registry.with_defaults(comparator_defaults(opts))
+            return base.with_rules(field_rules(opts, binder))
     cfg = metric.configure(opts, registry)
     binder = registry.with_defaults(comparator_defaults(opts))
     schema = (

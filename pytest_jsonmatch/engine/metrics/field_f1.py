@@ -70,5 +70,6 @@ FIELD_F1 = Metric(
     allow_array=True,
     finish=_finish,
     finishes_when=lambda options: options.get("post_process") is not None,
+    rules_apart=True,
     description="struct-extract-eval: schema-driven field P/R/F1",
 )

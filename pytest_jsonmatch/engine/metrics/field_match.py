@@ -27,7 +27,13 @@ def _configure(comparator: str, opts: dict[str, object], registry: Registry) -> 
 def galtea_metric(name: str, comparator: str, description: str) -> Metric:
     """A Galtea Field Match metric: the top-level fields compared whole by ``comparator``,
     with the common options."""
-    return Metric(name, COMMON_OPTIONS, partial(_configure, comparator), description=description)
+    return Metric(
+        name,
+        COMMON_OPTIONS,
+        partial(_configure, comparator),
+        description=description,
+        rules_apart=True,
+    )
 
 
 FIELD_MATCH = galtea_metric(

@@ -106,5 +106,6 @@ JSON_SIMILARITY = Metric(
     COMMON_OPTIONS | {"target_output_key"},
     _configure,
     target=_target,
+    rules_apart=True,
     description="UiPath JSON Similarity: leaf similarity over expected's tree",
 )

@@ -314,6 +314,7 @@ STRUCTURAL_F1 = Metric(
     headline="f_beta",
     allow_array=True,
     beta=_beta,
+    rules_apart=True,
     description="structeval: order-agnostic arrays, leaf precision/recall, F-beta",
     schema_reader=read_schema_keys,
     prepare=keep_schema_fields,

@@ -52,14 +52,18 @@ def inline_keys(
     plan: InlinePlan,
 ) -> None:
     """Each key of ``expected`` scored: a scalar leaf the plan has a comparator for here,
-    any other key as the general loop scores it."""
-    by_type, scalars_only, by_key, equal_one = plan
+    any other key (and every key a rule names: the plan's last part) as the general loop
+    scores it."""
+    by_type, scalars_only, by_key, equal_one, general = plan
     path, field, actual_path = where
     at_path, at_field = (1 if path else 0), (1 if field else 0)
     same_field = field == path
     known_forms, append = KEY_FORMS.get, walk.out.fields.append
     for key, value in expected.items():
         other = actual.get(key, MISSING)
+        if general is not None and key in general:
+            walk.key_of_object(key, value, other, where, props, depth)
+            continue
         if other is not MISSING:
             kind = type(value)
             if (

@@ -92,3 +92,45 @@ def test_matches_refuses_by_the_last_segment_only_what_the_segments_refuse(patte
         assert compiled.matches(path) == compiled.matches_segments(path_segments(path)), path
     assert PathPattern("a.b").matches("a.b") and not PathPattern("a.b").matches("a.ab")
     assert PathPattern("a[3]").matches("a[3]") and not PathPattern("a[3]").matches("a[13]")
+
+
+# object paths the walk writes, and keys of the objects there (a plain key, a quoted one)
+_OBJECT_PATHS = ["", "a", "b", "a.b", "items[0]", "items[1]", '["unit price"]', "a[0].b"]
+_KEYS = ["a", "b", "sku", "x", "unit price", "id"]
+
+
+@pytest.mark.parametrize("pattern", [*_PATTERNS, "a.b.c", "items[*].sku", "items[0]", "**"])
+def test_keys_below_name_every_key_through_which_the_pattern_reaches_below(pattern):
+    # (the inline loop scores a key's leaves itself unless a rule reaches it: a key left out
+    # of keys_below must be one the pattern matches neither at nor below)
+    from pytest_jsonmatch.engine.core.paths import key_segment
+
+    compiled = PathPattern(pattern)
+    for path in _OBJECT_PATHS:
+        keys = compiled.keys_below(path)
+        assert (keys is None or bool(keys)) == compiled.may_match_below(path), path
+        for key in _KEYS:
+            child = key_segment(path, key)
+            reached = compiled.matches(child) or compiled.may_match_below(child)
+            if reached:
+                assert keys is None or key in keys, (path, key)
+
+
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("a", "", {"a"}),
+        ("a", "b", set()),
+        ("a.b", "", {"a"}),
+        ("a.b", "a", {"b"}),
+        ("a.b", "x", set()),
+        ('["unit price"].x', "", {"unit price"}),
+        ("*", "", None),
+        ("a.*", "a", None),
+        ("**.b", "a", None),
+        ("[0].a", "", None),  # (the root holds an array there, not an object's key)
+    ],
+)
+def test_keys_below(pattern, path, expected):
+    keys = PathPattern(pattern).keys_below(path)
+    assert (None if keys is None else set(keys)) == expected

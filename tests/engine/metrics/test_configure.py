@@ -112,3 +112,54 @@ def test_a_mapping_schema_that_reads_a_file_is_not_kept(tmp_path: Path) -> None:
     assert first.schema is not None and second.schema is not None
     total = (first.schema.properties or {})["total"], (second.schema.properties or {})["total"]
     assert [set(t.properties or {}) for t in total] == [{"a"}, {"b"}]
+
+
+RULE_OPTIONS = [
+    {"ignore": ["id"]},
+    {"ignore": "a.b", "align": "hungarian"},
+    {"fields": {"total": {"tolerance": 5}}},
+    {"fields": {"name": {"comparator": "exact"}, "items[*].sku": {"skip": True}}},
+    {"ignore": ["x"], "fields": {"**.note": {"weight": 2}}},
+]
+
+
+def _direct(metric, options):
+    """The configuration built from all the options at once (what a metric whose
+    ``configure`` might read the rules gets)."""
+    return _configured(metric.replace(rules_apart=False), options, REGISTRY)
+
+
+def test_rules_laid_over_the_kept_configuration_are_the_direct_configuration() -> None:
+    # (each published metric's configure reads neither ignore nor fields: its rules are laid
+    # over the kept configuration of its other options, which keeps its tables)
+    for name in ("field_f1", "structural_f1", "json_similarity", "field_match"):
+        metric = METRICS[name]
+        assert metric.rules_apart
+        for options in RULE_OPTIONS:
+            if name != "field_f1" and "align" in options:
+                continue
+            laid = _configured(metric, dict(options), REGISTRY)
+            direct = _direct(metric, dict(options))
+            # (a rule's PathPattern is equal to itself alone: rules compared by their text)
+            assert laid.replace(rules=()) == direct.replace(rules=()), (name, options)
+            assert laid.rules and [(r.pattern.text, r.spec) for r in laid.rules] == [
+                (r.pattern.text, r.spec) for r in direct.rules
+            ]
+            for table in ("scalar_policy", "value_policy", "skippable_by_type", "_plans"):
+                assert getattr(laid, table) == getattr(direct, table), (name, table)
+            assert [p.text for p in laid.skip_patterns] == [p.text for p in direct.skip_patterns]
+            assert (laid.weighted, laid.prepares) == (direct.weighted, direct.prepares)
+            rest = {k: v for k, v in options.items() if k not in ("ignore", "fields")}
+            assert laid.type_policy is configure(metric, rest).type_policy  # (the kept one's)
+
+
+def test_a_metric_that_may_read_its_rules_is_configured_from_all_its_options() -> None:
+    seen: list[dict] = []
+
+    def reads(opts, registry):
+        seen.append(dict(opts))
+        return FIELD_F1.configure(opts, registry)
+
+    mine = FIELD_F1.replace(name="reads_rules", configure=reads, rules_apart=False)
+    _configured(mine, {"ignore": ["id"]}, REGISTRY)
+    assert seen == [{"ignore": ["id"]}]
