@@ -141,7 +141,15 @@ class WalkConfig(HashedSlotted):
             rules,
             self.registry,
         )
-        made.__dict__.update((name, getattr(self, name)) for name in _RULE_FREE)
+        known = made.__dict__
+        known.update((name, getattr(self, name)) for name in _RULE_FREE)
+        # (what the rules decide, read here at once: a cached property's first reading
+        # takes its lock, three of them for every pair that gives its own rules)
+        known["skip_patterns"] = tuple(rule.pattern for rule in rules if rule.spec.skip)
+        if self.schema is None:
+            known["weighted"] = any(rule.spec.weight is not None for rule in rules)
+            if not self.registry.binds_prepare:
+                known["prepares"] = ()
         return made
 
     @cached_property
