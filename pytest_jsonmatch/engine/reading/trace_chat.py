@@ -15,11 +15,12 @@ JSON, or not of the shape, is a ParseError naming the span and the attribute.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import ParseError, shown
 from ..core.values import JsonValue
-from .deep_json import read_whole
+from .deep_json import LENIENT_JSON, read_whole
 from .trace_formats import Span
 
 Chat = dict[str, Any]  # a chat message, plain JSON
@@ -31,13 +32,32 @@ _INPUT_EVENTS = {
 }
 
 
+# JSON text shorter than this is read by the standard reader at once: it cannot nest past the
+# door (MAX_DEPTH, 2,000 levels), so ``read_whole``'s checks of depth have nothing to find
+SHORT_JSON = 512
+# (a value at a place: read_whole's reader, without its checks)
+_SCAN: Callable[[str, int], tuple[Any, int]] = LENIENT_JSON.scan_once  # type: ignore[attr-defined]
+
+
+def json_text(text: str, what: str) -> JsonValue:
+    """``deep_json.read_whole(text, what)``: the same value, or the same error."""
+    if len(text) < SHORT_JSON:
+        try:
+            value, end = _SCAN(text, 0)
+        except (StopIteration, ValueError, RecursionError):
+            return read_whole(text, what)  # (refused as it refuses, or read with room)
+        if end == len(text):
+            return value  # type: ignore[no-any-return]
+    return read_whole(text, what)
+
+
 def json_attribute(value: JsonValue, what: str) -> JsonValue:
     """An attribute that holds JSON, as JSON: text read (ParseError naming ``what`` where it
     is not JSON), a structured value as it is."""
     if not isinstance(value, str):
         return value
     try:
-        return read_whole(value, what)
+        return json_text(value, what)
     except ParseError:
         raise
     except ValueError as exc:

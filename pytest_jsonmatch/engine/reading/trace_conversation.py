@@ -1,39 +1,73 @@
-"""A trace's chat messages read into one Conversation in one pass (:func:`chat_conversation`).
+"""A run read from its trace into one Conversation without its general reading's steps:
+straight from its spans (:func:`straight_run`), or from its chat messages in one pass
+(:func:`chat_conversation`).
 
-A run read from its spans is a list of plain OpenAI chat messages (``trace_messages.py``
-makes every one: keys among ``role``, ``content``, ``tool_calls``, ``tool_call_id``,
-``status``, ``error``; an assistant's content text or null). Its general reading
-(``Trace.run_conversation`` with :data:`TRACE_FAST` off) takes each message through the
-door's check (``intake.read_json``), then reads the list by ``agent_messages``'
-``conversation_of``: the list's envelope opened, each item's kind tested, then every call
-linked to the result that answers it (by id, by name, in order). Here the same messages
-give the same Conversation (every message, call, status, place, the start and the depth)
-with the steps a trace's messages never need left out: each message is checked as the
-door checks a plain value (``intake._plain_depth``, the door's own test), read by the
-plain chat message's reading (``agent_messages._chat``, which the general reading takes
-for these messages too), and its calls linked by id as it goes.
+The general reading of a run: ``trace_messages.run_messages`` makes its spans into plain
+OpenAI chat messages (keys among ``role``, ``content``, ``tool_calls``, ``tool_call_id``,
+``status``, ``error``; an assistant's content text or null), and ``Trace.run_conversation``
+(with :data:`TRACE_FAST` off) takes each through the door's check (``intake.read_json``),
+then reads the list by ``agent_messages``' ``conversation_of``: the list's envelope opened,
+each item's kind tested, then every call linked to the result that answers it (by id, by
+name, in order). Both readings here give the same Conversation (every message, call,
+status, place, the start and the depth):
+
+- :func:`chat_conversation`, from the chat messages: each checked as the door checks a
+  plain value (``intake._plain_depth``, the door's own test), read by the plain chat
+  message's reading (``agent_messages._chat``, which the general reading takes for these
+  messages too), its calls linked by id as it goes.
+- :func:`straight_run`, from the spans, with the steps, as the trace is read: each span
+  read as ``run_messages`` reads it, by the same functions in the same order, and what it
+  would make read at once as :func:`chat_conversation` would read it, without the chat
+  message made (a model call's reply of GenAI parts and a tool's result in fewer steps,
+  any other message by ``_chat``). The chat messages are then made only where asked for
+  (``Trace.messages``).
 
 Wherever a message is of another form, is no plain JSON within the door's fast depth,
-cannot be read (a ParseError), or a result names no call left open by its id, this
-reading gives None and the caller reads the run the general way, which reads it, or
-refuses it with the error it names, as before.
+cannot be read (a ParseError), or a result names no call left open by its id (or, read
+straight, a tool span names none by its id, or an id is given twice), these readings give
+None and the caller reads the run the general way, which reads it, or refuses it with the
+error it names, as before. A ParseError of the spans themselves (``run_messages``') is
+raised by the straight reading as the general one raises it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.errors import ParseError
 from .agent_messages import (
     _CHAT_KEYS,
     ASSISTANT,
+    ERROR,
+    TOOL,
+    Answer,
     Conversation,
     Message,
     ToolCall,
     _chat,
+    _status,
+    read_arguments,
 )
-from .intake import _FAST_DEPTH, _plain_depth
+from .intake import _FAST_DEPTH, _PLAIN_SCALARS, _plain_depth
+from .trace_chat import _SCAN, SHORT_JSON, agent_output, output
+from .trace_formats import Span
+from .trace_messages import (
+    AGENT,
+    CHAT,
+    RESULT_KEYS,
+    TraceStep,
+    Where,
+    _error,
+    _first,
+    _first_text,
+    _given,
+    _kinds,
+    _said,
+    _tool_name,
+    step_of,
+)
+from .trace_messages import TOOL as TOOL_STEP
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False reads every
 # trace's run by the door's check and ``conversation_of``.
@@ -92,3 +126,252 @@ def chat_conversation(messages: Sequence[Any], side: str) -> Conversation | None
         out.append(make(Message, (role, made, answer, where, index, result, answers)))
     first = next((m.item for m in out if m.role == ASSISTANT), len(out))
     return Conversation(tuple(out), None, first, depth)
+
+
+# -- the run read straight from its spans -----------------------------------------------------
+
+
+class _Other(Exception):
+    """A message the straight reading leaves to the general one (of another form, or
+    that it cannot read: the general reading raises what it finds, where it finds it)."""
+
+
+_NO = object()  # (a function that names no arguments: _chat reads them as {})
+_OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it did not fail)
+
+
+def straight_run(
+    spans: Sequence[Span], depth: Mapping[str, int], where: Where
+) -> tuple[Conversation, tuple[TraceStep, ...]] | None:
+    """The run of ``spans`` (in the order they start; ``depth``: each span's level) read
+    straight into the Conversation and the steps that ``trace_messages.run_messages`` then
+    :func:`chat_conversation` (or the general reading) give, without its chat messages
+    made; None where the run must be read that way. A ParseError ``run_messages`` raises
+    is raised here as it is, before the same spans' later ones."""
+    if not TRACE_FAST:
+        return None
+    kinds = _kinds(spans, depth)
+    reading = _Straight(where)
+    try:
+        for message in _given(spans, kinds, where):
+            reading.chat(message)
+        agent: Span | None = None
+        for span in spans:
+            kind = kinds.get(span.span_id)
+            if kind == CHAT:
+                reading.model_call(span)
+            elif kind == TOOL_STEP:
+                reading.tool_call(span)
+            elif kind == AGENT:
+                reading.steps.append(step_of(span, AGENT, None))
+                if agent is None or depth[span.span_id] < depth[agent.span_id]:
+                    agent = span
+        if agent is not None:
+            reading.agent_answer(agent)
+    except _Other:
+        return None
+    return reading.conversation(), tuple(reading.steps)
+
+
+def _arguments(text: str, what: str) -> dict[str, Any]:
+    """A call's arguments text read as ``agent_messages.read_arguments`` reads it (short
+    JSON text of an object at once); ``_Other`` where it gives no object or refuses it."""
+    if len(text) < SHORT_JSON:
+        try:
+            value, end = _SCAN(text, 0)
+        except (StopIteration, ValueError, RecursionError):
+            value = end = None
+        if type(value) is dict and end == len(text):
+            return value
+    try:
+        value = read_arguments(text, what)
+    except ParseError:
+        raise _Other from None
+    if type(value) is not dict:
+        raise _Other
+    return value
+
+
+class _Straight:
+    """What the straight reading has read so far: the messages as ``_chat`` reads them
+    (each at item 0), the steps, every call by its id (its message and place, whether a
+    model call made it; None once a result answered it), and the content of the last
+    assistant message (whether the agent's output is the answer).
+
+    Two matchings meet here: ``run_messages``' (which call a tool span answers: the first
+    open one of its id, else of its name) and the one-pass reading's (which call a result
+    answers: the first open one of its id). Where every call's id is its own, both are the
+    call open under the tool span's id; anything else (an id given twice, a result or tool
+    span that names no open call by its id, a call the reader makes for a tool span) is
+    left to the general reading."""
+
+    def __init__(self, where: Where) -> None:
+        self.where = where
+        self.read: list[Message] = []
+        self.steps: list[TraceStep] = []
+        self.depth = 0
+        self.ids: dict[str, tuple[int, int, bool] | None] = {}
+        self.replied = False  # whether a message of the role ``assistant`` was read
+        self.said: object = None  # the content of the last one
+
+    def chat(self, message: object, modelled: bool = False) -> None:
+        """A chat message read as :func:`chat_conversation` reads it (``modelled``: a
+        model call's reply, whose calls tool spans answer)."""
+        index = len(self.read)
+        if type(message) is not dict or not message.keys() <= _CHAT_KEYS:
+            raise _Other
+        deep = _plain_depth(message, _FAST_DEPTH)
+        try:
+            one = _chat(message, f"messages[{index}]", "actual") if deep >= 0 else None
+        except ParseError:
+            raise _Other from None
+        if one is None:
+            raise _Other
+        one = tuple.__new__(Message, (*one[:4], index, *one[5:]))  # (placed at its item)
+        if message.get("role") == "assistant":
+            self.replied, self.said = True, message.get("content")
+        if deep > self.depth:
+            self.depth = deep
+        self.read.append(one)
+        for k, call in enumerate(one.calls):
+            self._made(call.id, index, k, modelled)
+        for given in one.answers:
+            self._answer(given.call_id, given.status)
+
+    def _made(self, call_id: str | None, index: int, k: int, modelled: bool) -> None:
+        if call_id is None:
+            if modelled:
+                raise _Other  # (run_messages names it by its text: the general reading's)
+            return
+        if call_id in self.ids:
+            raise _Other
+        self.ids[call_id] = (index, k, modelled)
+
+    def _answer(self, call_id: str | None, status: str) -> None:
+        """The open call of ``call_id`` answered: its message made again, the call's
+        status set (as ``_linked`` sets it)."""
+        found = self.ids.get(call_id) if call_id is not None else None
+        if found is None:
+            raise _Other  # (found by name or in order: conversation_of's own steps)
+        at, k, _ = found
+        self.ids[call_id] = None  # type: ignore[index]
+        message = self.read[at]
+        calls = message[1]
+        call = calls[k]
+        made = tuple.__new__(ToolCall, (*call[:4], status, call[5]))
+        self.read[at] = tuple.__new__(
+            Message, (message[0], (*calls[:k], made, *calls[k + 1 :]), *message[2:])
+        )
+
+    def model_call(self, span: Span) -> None:
+        """As ``run_messages`` reads a model call: its reply, its calls' ids given where
+        they have none."""
+        reply = _said(span, self.where, output)
+        at = None
+        if reply is not None:
+            at = len(self.read)
+            listed = reply.get("tool_calls")
+            for number, call in enumerate(listed or []):
+                if isinstance(call, dict) and not call.get("id"):
+                    call["id"] = f"{span.span_id}.{number}"
+            if not self._reply(reply, listed):
+                self.chat(reply, True)
+        self.steps.append(step_of(span, CHAT, at))
+
+    def _reply(self, reply: dict[str, Any], listed: object) -> bool:
+        """A model call's reply as ``trace_chat`` makes it of GenAI parts (``{role:
+        assistant, content: text or null, tool_calls?: [{id, type, function: {name,
+        arguments}}]}``) read as :meth:`chat` reads it, in fewer steps; False where it is
+        of another form (:meth:`chat` reads it)."""
+        content = reply.get("content")
+        if (
+            reply.get("role") != "assistant"
+            or len(reply) != (2 if listed is None else 3)
+            or (content is not None and type(content) is not str)
+            or (listed is not None and type(listed) is not list)
+        ):
+            return False
+        index = len(self.read)
+        where = f"messages[{index}]"
+        deep = 1 if listed is None else 2
+        calls: list[ToolCall] = []
+        for j, call in enumerate(listed or ()):
+            if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
+                return False
+            call_id, function = call.get("id"), call.get("function")
+            if type(call_id) is not str or type(function) is not dict or len(function) != 2:
+                return False
+            name, arguments = function.get("name"), function.get("arguments", _NO)
+            if type(name) is not str:
+                return False
+            at = f"{where}.tool_calls[{j}].function"
+            if type(arguments) is str:
+                deep = max(deep, 4)
+                arguments = _arguments(arguments, f"actual {at}.arguments (call {name!r})")
+            elif type(arguments) is dict:
+                nested = _plain_depth(arguments, _FAST_DEPTH - 4)
+                if nested < 0:
+                    raise _Other
+                deep = max(deep, 4 + nested)
+                arguments = dict(arguments)
+            else:
+                return False
+            calls.append(tuple.__new__(ToolCall, (name, arguments, at, call_id, None, None)))
+        for k, made in enumerate(calls):
+            self._made(made.id, index, k, True)
+        self.replied, self.said = True, content
+        if deep > self.depth:
+            self.depth = deep
+        answer = content if content is not None and content.strip() else None
+        message = (ASSISTANT, tuple(calls), answer, where, index, None, ())
+        self.read.append(tuple.__new__(Message, message))
+        return True
+
+    def tool_call(self, span: Span) -> None:
+        """As ``run_messages`` reads a tool call, its result read as ``_chat`` reads the
+        message ``run_messages`` makes of it: ``{role: tool, tool_call_id, content,
+        status[, error]}``."""
+        name = _tool_name(span)
+        call_id = _first_text(span, ("gen_ai.tool.call.id", "tool_call.id"))
+        found = self.ids.get(call_id) if call_id is not None else None
+        if found is None or not found[2]:
+            raise _Other  # (by its name, or a call the reader makes: the general reading's)
+        error = _error(span)
+        content = _first(span, RESULT_KEYS)
+        kind = type(content)
+        deep = 1
+        if kind is dict or kind is list:
+            deep = _plain_depth(content, _FAST_DEPTH - 1) + 1
+            if deep <= 0:
+                raise _Other
+        elif kind not in _PLAIN_SCALARS and not (kind is float and content - content == 0.0):  # type: ignore[operator]
+            raise _Other
+        if deep > self.depth:
+            self.depth = deep
+        index = len(self.read)
+        status = ERROR if error is not None else _status(_OK_HELD, content)
+        result = tuple.__new__(Answer, (call_id, None, status))
+        where = f"messages[{index}]"
+        self.read.append(tuple.__new__(Message, (TOOL, (), None, where, index, content, (result,))))
+        self._answer(call_id, status)
+        self.steps.append(step_of(span, TOOL_STEP, index, name, error))
+
+    def agent_answer(self, agent: Span) -> None:
+        """As ``run_messages`` reads the agent's output: the answer where the last
+        assistant message wrote none."""
+        if self.replied and self.said not in (None, ""):
+            return
+        answer = _said(agent, self.where, agent_output)
+        if answer is not None:
+            self.chat({"role": "assistant", "content": answer})
+            at = len(self.read) - 1
+            for k, step in enumerate(self.steps):
+                if step.span_id == agent.span_id:
+                    self.steps[k] = step._replace(message=at)
+
+    def conversation(self) -> Conversation:
+        """The messages read (each at its item, its calls' statuses set where results
+        answered them), as :func:`chat_conversation` gives them."""
+        out = tuple(self.read)
+        first = next((m.item for m in out if m.role == ASSISTANT), len(out))
+        return Conversation(out, None, first, self.depth)

@@ -68,6 +68,7 @@ _OPERATIONS = {
 }
 _OPENINFERENCE = {"LLM": CHAT, "TOOL": TOOL, "AGENT": AGENT}
 _EXCEPTIONS = frozenset({"exception", "gen_ai.execute_tool.exception"})
+RESULT_KEYS = ("gen_ai.tool.call.result", "output.value")  # a tool's result, the first held
 
 
 class TraceStep(NamedTuple):
@@ -200,6 +201,32 @@ def _agent_input(agent: Span) -> list[Chat] | None:
     return None if listed is None else with_instructions(agent, listed)
 
 
+def step_of(
+    span: Span, kind: str, message: int | None, tool: str | None = None, error: str | None = None
+) -> TraceStep:
+    """The step of ``span``; ``error``: what failed in a tool call's (read by its caller),
+    else read here where the span's status is an error."""
+    if kind != TOOL and span.status == "error":
+        error = _error(span)
+    attributes = span.attributes
+    used_in = attributes[_IN] if _IN in attributes else attributes.get(_IN_OTHER)
+    used_out = attributes[_OUT] if _OUT in attributes else attributes.get(_OUT_OTHER)
+    fields = (
+        span.span_id,
+        span.parent_id,
+        span.name,
+        kind,
+        tool,
+        max(0, span.end_ns - span.start_ns) / 1e6,
+        "error" if error is not None else "ok",
+        error,
+        used_in if type(used_in) is int else None,
+        used_out if type(used_out) is int else None,
+        message,
+    )
+    return tuple.__new__(TraceStep, fields)  # (TraceStep(*fields): one a step)
+
+
 class _Reading:
     """The messages and steps read so far, and the calls not answered yet."""
 
@@ -218,27 +245,7 @@ class _Reading:
         tool: str | None = None,
         error: str | None = None,
     ) -> None:
-        """The step of ``span``; ``error``: what failed in a tool call's (read by its
-        caller), else read here where the span's status is an error."""
-        if kind != TOOL and span.status == "error":
-            error = _error(span)
-        attributes = span.attributes
-        used_in = attributes[_IN] if _IN in attributes else attributes.get(_IN_OTHER)
-        used_out = attributes[_OUT] if _OUT in attributes else attributes.get(_OUT_OTHER)
-        fields = (
-            span.span_id,
-            span.parent_id,
-            span.name,
-            kind,
-            tool,
-            max(0, span.end_ns - span.start_ns) / 1e6,
-            "error" if error is not None else "ok",
-            error,
-            used_in if type(used_in) is int else None,
-            used_out if type(used_out) is int else None,
-            message,
-        )
-        self.steps.append(tuple.__new__(TraceStep, fields))  # (TraceStep(*fields): one a step)
+        self.steps.append(step_of(span, kind, message, tool, error))
 
     def model_call(self, span: Span) -> None:
         reply = _said(span, self.where, output)
@@ -267,7 +274,7 @@ class _Reading:
         message: Chat = {
             "role": "tool",
             "tool_call_id": answered,
-            "content": _first(span, ("gen_ai.tool.call.result", "output.value")),
+            "content": _first(span, RESULT_KEYS),
             "status": "ok" if error is None else "error",
         }
         if error is not None:

@@ -39,7 +39,7 @@ from ..core.values import JsonValue
 from .agent_messages import Conversation, conversation_of
 from .intake import read_json
 from .trace_chat import Chat
-from .trace_conversation import chat_conversation
+from .trace_conversation import chat_conversation, straight_run
 from .trace_formats import (
     Budget,
     RawSpan,
@@ -75,22 +75,42 @@ class Trace(Slotted):
     conversation it was given, then each model call's reply and each tool's result) and
     ``steps`` (a :class:`~.trace_messages.TraceStep` per model call, tool call and agent).
     ``read_run`` (and so ``match_run``) reads it as a run: :meth:`run_conversation`, the
-    reading of its JSON form (:meth:`run_json`) made without writing that form out."""
+    reading of its JSON form (:meth:`run_json`) made without writing that form out.
 
-    __slots__ = ("spans", "source", "trace_id", "messages", "steps", "_read")
-    _uncompared = frozenset({"_read"})  # (the run read, kept: no field of it)
+    A run read straight from its spans (``trace_conversation.straight_run``) holds its
+    Conversation from the start, and makes its chat messages only when they are asked for
+    (``messages``: the span tree's marks, :meth:`run_json`), from its spans and ``levels``
+    (each span's level in its tree), as ``run_messages`` makes them."""
+
+    __slots__ = ("spans", "source", "trace_id", "_messages", "steps", "_read", "_levels")
+    _fields = ("spans", "source", "trace_id", "messages", "steps")
 
     def __init__(
         self,
         spans: tuple[Span, ...],
         source: str,
         trace_id: str,
-        messages: tuple[Chat, ...],
+        messages: tuple[Chat, ...] | None,
         steps: tuple[TraceStep, ...],
+        read: Conversation | None = None,
+        levels: dict[str, int] | None = None,
     ) -> None:
         self.spans, self.source, self.trace_id = spans, source, trace_id
-        self.messages, self.steps = messages, steps
-        self._read: Conversation | None = None
+        self._messages, self.steps = messages, steps
+        self._read, self._levels = read, levels
+
+    @property
+    def messages(self) -> tuple[Chat, ...]:
+        """The run's chat messages (made on first use where the run was read straight)."""
+        if self._messages is None:
+            levels = self._levels or {}
+            with collector_paused():
+                made, _ = run_messages(self.spans, levels, self._where)
+            self._messages = tuple(made)
+        return self._messages
+
+    def _where(self, span: Span) -> str:
+        return f"{self.source} span {span.span_id} ({span.name!r})"
 
     def run_json(self) -> dict[str, JsonValue]:
         """The run's JSON form, as ``agents/agent_run.py`` reads it: its messages, and no
@@ -103,8 +123,9 @@ class Trace(Slotted):
         checked by the door's own check (``intake.read_json``; plain JSON already, as this
         reader makes it: only how deeply it nests is new) and the messages read by
         ``agent_messages.conversation_of``, the one reader of every run (read so in one
-        pass, ``trace_conversation.chat_conversation``, where the messages allow). Read
-        once, then kept; ``side`` names the run in an error."""
+        pass, ``trace_conversation.chat_conversation``, where the messages allow; read
+        straight from the spans with the trace, where they allow). Read once, then kept;
+        ``side`` names the run in an error."""
         if self._read is None:
             with collector_paused():  # (many small objects, none in a cycle: gc_pause.py)
                 self._read = chat_conversation(self.messages, side)
@@ -173,14 +194,20 @@ def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
     spans.sort(key=lambda span: depth[span.span_id])
     spans.sort(key=_START)
 
-    messages, steps = run_messages(spans, depth, where)
+    straight = straight_run(spans, depth, where)
+    if straight is not None:
+        read, steps = straight
+        messages = None
+    else:
+        made, steps = run_messages(spans, depth, where)
+        messages, read = tuple(made), None
     if not steps:
         raise ParseError(
             f"{name}: trace {chosen_id} holds no model call, tool call or agent among its "
             f"{len(spans)} spans (gen_ai.operation.name chat, execute_tool, invoke_agent; "
             f"openinference.span.kind LLM, TOOL, AGENT): no run to read"
         )
-    return Trace(tuple(spans), name, chosen_id, tuple(messages), steps)
+    return Trace(tuple(spans), name, chosen_id, messages, steps, read, depth)
 
 
 def _decoded(chosen: list[RawSpan], name: str) -> list[Span]:

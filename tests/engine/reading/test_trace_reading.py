@@ -563,3 +563,166 @@ def test_the_switch_turns_the_one_pass_reading_off(monkeypatch):
     with trace_fast(False):
         read_trace(_recorded()).run_conversation()
     assert len(seen) == 1
+
+
+# -- the run read straight from its spans (trace_conversation.straight_run), as the general
+# reading reads it: its chat messages made, then read by the door and conversation_of --------
+
+
+def _output_tool_run(tracer: trace_api.Tracer) -> None:
+    """A run whose model ends on a call (an output tool): the answer is the agent's own
+    output (``final_result``); a tool's result that is structured (an object), one that
+    says ``error: ...`` in its text, and a call whose arguments are an object (not text)."""
+    with tracer.start_as_current_span(
+        "invoke_agent a",
+        attributes={"gen_ai.operation.name": "invoke_agent", "final_result": '{"pnr": "Q"}'},
+    ):
+        calls = [
+            {"type": "tool_call", "id": "c1", "name": "find", "arguments": {"q": {"to": "Oslo"}}},
+            {"type": "tool_call", "id": "c2", "name": "hold", "arguments": '{"seat": 1}'},
+        ]
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.set_attribute(
+                "gen_ai.output.messages", json.dumps([{"role": "assistant", "parts": calls}])
+            )
+            chat.set_attribute("gen_ai.usage.output_tokens", 9)
+        for call, result in ((calls[0], ["Oslo", 2]), (calls[1], "error: no seat")):
+            with tracer.start_as_current_span(f"execute_tool {call['name']}") as tool:
+                tool.set_attributes(
+                    {
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.tool.name": call["name"],
+                        "gen_ai.tool.call.id": call["id"],
+                        "gen_ai.tool.call.result": result,  # (a list of values; text)
+                    }
+                )
+        final = {"type": "tool_call", "id": "c3", "name": "final_result", "arguments": "{}"}
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.set_attribute(
+                "gen_ai.output.messages", json.dumps([{"role": "assistant", "parts": [final]}])
+            )
+
+
+def _given_id_twice_run(tracer: trace_api.Tracer) -> None:
+    """Two model calls that name their calls by the same id: left to the general reading,
+    which answers each tool span with the first open call of that id."""
+    call = {"type": "tool_call", "id": "same", "name": "f", "arguments": "{}"}
+    reply = json.dumps([{"role": "assistant", "parts": [call]}])
+    with tracer.start_as_current_span("invoke_agent a"):
+        for _ in range(2):
+            with tracer.start_as_current_span("chat m") as chat:
+                chat.set_attributes({"gen_ai.operation.name": "chat"})
+                chat.set_attributes({"gen_ai.output.messages": reply})
+            with tracer.start_as_current_span("execute_tool f") as tool:
+                tool.set_attributes({"gen_ai.operation.name": "execute_tool"})
+                tool.set_attributes({"gen_ai.tool.name": "f", "gen_ai.tool.call.id": "same"})
+                tool.set_attributes({"gen_ai.tool.call.result": "r"})
+
+
+# each run, and whether it is read straight (else by the general reading: a call the reader
+# makes for a tool span, a result found by name, an id that is no text or given twice)
+STRAIGHT_RUNS = {
+    **{name: (make, False) for name, (make, _) in RUNS.items()},
+    "a failed tool": (_failing_run, True),
+    "spans out of their tree's order": (_out_of_order, False),  # (its tool names no id)
+    "a model call answered by the genai conventions": (lambda tracer: ot.genai_run(tracer), True),
+    "an output tool, structured results and arguments": (_output_tool_run, True),
+    "an id given twice": (_given_id_twice_run, False),
+}
+
+
+def _both_readings(make: object, source: str, tmp_path: Path) -> tuple[Trace, Trace]:
+    spans = _recorded(make)
+    path = tmp_path / "t.jsonl"
+    path.write_text(ot.collector_json_lines(spans))
+    given: object = path if source == "file" else spans
+    straight = read_trace(given)
+    with trace_fast(False):
+        general = read_trace(given)
+    return straight, general
+
+
+@pytest.mark.parametrize("source", ["memory", "file"])
+@pytest.mark.parametrize("run", list(STRAIGHT_RUNS))
+def test_a_run_read_straight_from_its_spans_is_the_run_the_general_reading_reads(
+    tmp_path, source, run
+):
+    make, straight_read = STRAIGHT_RUNS[run]
+    straight, general = _both_readings(make, source, tmp_path)
+    assert (straight._read is not None) is straight_read  # (read with the trace, or not)
+    assert general._read is None and general._messages is not None
+    read = straight.run_conversation()
+    with trace_fast(False):
+        assert read == general.run_conversation()  # (every message, call, status, place, depth)
+    assert straight.steps == general.steps
+    assert straight.spans == general.spans
+    assert straight.messages == general.messages  # (made on first use where read straight)
+    assert straight == general
+    assert read == _read_back(straight)
+
+
+def test_a_run_read_straight_keeps_its_answer_its_statuses_and_its_depth(tmp_path):
+    straight, _ = _both_readings(_output_tool_run, "file", tmp_path)
+    read = straight.run_conversation()
+    assert [(c.name, c.arguments, c.status) for c in read.calls] == [
+        ("find", {"q": {"to": "Oslo"}}, "ok"),
+        ("hold", {"seat": 1}, "error"),  # (its result's text starts "error: ")
+        ("final_result", {}, None),  # (no tool span answers it)
+    ]
+    # the agent's output is the answer: the last model call only called a tool
+    assert read.answer == '{"pnr": "Q"}'
+    assert [m.role for m in read.messages] == [
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+        "assistant",
+    ]
+    # message > tool_calls > call > function > arguments {q} > {to}: 6 levels
+    assert read.depth == 6
+    assert [s.message for s in straight.steps] == [4, 0, 1, 2, 3]  # (the agent's: the answer)
+
+
+def test_a_pydantic_ai_run_is_read_straight_as_the_general_reading_reads_it(tmp_path):
+    pytest.importorskip("pydantic_ai")  # (the test extra brings it; the floors run has none)
+    spans, _ = ot.pydantic_ai_run()
+    path = tmp_path / "t.jsonl"
+    path.write_text(ot.collector_json_lines(spans))
+    for given in (spans, path):
+        straight = read_trace(given)
+        assert straight._read is not None
+        with trace_fast(False):
+            general = read_trace(given)
+            assert straight.run_conversation() == general.run_conversation()
+        assert straight == general
+
+
+def test_a_long_run_is_read_straight_as_the_general_reading_reads_it(tmp_path):
+    """The benchmark's long run (benchmarks/traces.py: a model call, its HTTP span and a
+    tool a turn, one tool in ten failing), at 301 spans."""
+    import benchmarks.traces as bench
+
+    path = tmp_path / "long.jsonl"
+    bench.write_long(path, 301)
+    straight = read_trace(path)
+    assert straight._read is not None
+    with trace_fast(False):
+        general = read_trace(path)
+        assert straight.run_conversation() == general.run_conversation()
+    assert straight == general
+    # (301 - 4) // 3 = 99 turns. Messages: the task given, 99 replies that call a tool and
+    # 99 results, the answer: 1 + 99 + 99 + 1 = 200. Steps: 100 model calls, 99 tools and
+    # the agent: 200. Spans: those and 100 HTTP spans, 300.
+    assert (len(straight.messages), len(straight.steps), len(straight.spans)) == (200, 200, 300)
+
+
+def test_a_run_the_reader_refuses_is_refused_alike_when_read_straight(tmp_path):
+    straight, general = _both_readings(_bad_arguments_run, "file", tmp_path)
+    assert straight._read is None  # (its arguments cannot be read: the general reading's)
+    with pytest.raises(ParseError) as first:
+        straight.run_conversation()
+    with trace_fast(False), pytest.raises(ParseError) as second:
+        general.run_conversation()
+    assert str(first.value) == str(second.value)
