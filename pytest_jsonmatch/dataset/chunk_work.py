@@ -295,11 +295,16 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
         # a report's lines alone (no baseline) are written from the outcomes: no Comparison
         # is made for a pair that was scored (comparison_lines.result_line)
         from_outcomes = keeps.comparisons and not keeps.case_scores
+        # the group's own table of field heads (its comparisons' rows refer to it): the
+        # same tables whichever chunks the groups travel in (-j N writes -j 1's report);
+        # the lines written from outcomes are written as they are scored (score_chunk)
+        heads = Heads()
         scored = score_chunk(
             group,
             settings,
             counted=not keeps.comparisons and not settings.keep_fields,
             made=not from_outcomes,
+            heads=heads if from_outcomes else None,
         )
         aggregates.merge(scored.aggregates)
         cases += [
@@ -308,9 +313,6 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
             if keeps.all_cases or listed_in_summary(case)
         ]
         if keeps.comparisons:  # each written from the engine's fields, once
-            # the group's own table of field heads (its comparisons' rows refer to it): the
-            # same tables whichever chunks the groups travel in (-j N writes -j 1's report)
-            heads = Heads()
             lines = (
                 _outcome_lines(group, scored, settings, heads)
                 if from_outcomes
@@ -354,6 +356,9 @@ def _outcome_lines(
     for pair, outcome in zip(pairs, scored.outcomes):
         if not isinstance(outcome, MatchResult):
             lines.append(json_line(stored_comparison(next(unscored).to_dict(), heads, 0)))
+            continue
+        if scored.lines is not None:  # (written as it was scored)
+            lines.append(scored.lines[id(pair)])
             continue
         passed = outcome.passed(threshold, settings.invalid_fails)
         line = result_line(

@@ -13,7 +13,7 @@ chunk scores as it would inside one ``evaluate_records`` call over the whole dat
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError, ParseError, TruncatedError
 from ..engine.core.gc_pause import collector_paused
@@ -31,8 +31,13 @@ from ..reporting.run_model.aggregate import (
     group_key,
     one_run_case,
 )
+from ..reporting.run_model.comparison_lines import comparison_line, result_line
 from ..reporting.run_model.comparisons import ERROR, Comparison, ReportedConformance, ValueMode
 from ..reporting.verdicts.undecided_verdicts import undecided_message
+
+if TYPE_CHECKING:
+    from ..reporting.run_model.field_rows import Heads
+    from ..reporting.run_model.row_writer import RowWriter
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 
@@ -124,6 +129,7 @@ class Scored(Slotted):
         "comparisons",
         "cases",
         "outcomes",
+        "lines",
     )
 
     aggregates: Aggregates
@@ -131,6 +137,9 @@ class Scored(Slotted):
     cases: list[CaseResult]
     # each pair's MatchResult, or why it could not be scored (the comparisons' source)
     outcomes: list[MatchResult | str]
+    # (``score_chunk(..., heads=...)``) each scored pair's report line by ``id`` of its pair,
+    # written as it was scored; None: no lines written
+    lines: dict[int, str] | None
 
     def __init__(
         self,
@@ -142,39 +151,55 @@ class Scored(Slotted):
         self.aggregates, self.comparisons = aggregates, comparisons
         self.cases = [] if cases is None else cases
         self.outcomes = [] if outcomes is None else outcomes
+        self.lines = None
 
 
 def score_chunk(
-    pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = False, made: bool = True
+    pairs: Sequence[Pair],
+    settings: ScoreSettings,
+    counted: bool = False,
+    made: bool = True,
+    heads: "Heads | None" = None,
 ) -> Scored:
     """Score ``pairs`` (see the module docstring). ``counted``: no one reads the outcomes'
     fields but the per-field tables (no report of comparisons, no field records kept), so
     the records may be scored from their tallies and tabled from them. ``made`` False: only
     the pairs that could not be scored get a comparison, as counted (a report's lines are
-    written from the outcomes, chunk_work.py)."""
+    written from the outcomes, chunk_work.py). ``heads`` (with ``made`` False): the table of
+    heads of these pairs' report lines, each scored pair's line written as it is scored
+    (``Scored.lines``), its fields' rows by the generated scorers as they score it where
+    they can (row_writer.py), its heads made in the order the lines' own way makes them."""
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
+    lines: dict[int, str] | None = None if heads is None else {}
     with collector_paused():
-        results, tallies = _outcomes(present, settings, counted)
+        results, tallies = _outcomes(present, settings, counted or lines is not None, lines, heads)
     if any(isinstance(r, MatchResult) and r.batch_errors for r in results.values()):
         # a record the judge left undecided is an error, its fields counted nowhere (as the
         # pytest plugin records it): the tallies, which counted them, are not used
         tallies = None
         results = {key: _decided(r) for key, r in results.items()}
-    out = _cases(pairs, results, settings, counted, made)
+    out = _cases(pairs, results, settings, counted or lines is not None, made)
+    out.lines = lines
     _aggregated(out, tallies, settings)
     return out
 
 
 def _outcomes(
-    present: Sequence[Pair], settings: ScoreSettings, counted: bool
+    present: Sequence[Pair],
+    settings: ScoreSettings,
+    counted: bool,
+    lines: dict[int, str] | None = None,
+    heads: "Heads | None" = None,
 ) -> tuple[dict[int, MatchResult | str], Counter[Tally] | None]:
     """Each pair's outcome by ``id``, scored through the engine's one entry as a lone
     ``match_json`` scores it (its errors worded so), and, ``counted``, every field counted
-    by its tally (None: an outcome was an error after its fields were counted)."""
+    by its tally (None: an outcome was an error after its fields were counted); with
+    ``lines``, each scored pair's report line put there as it is scored (score_chunk)."""
     entry = entry_for(settings.metric, dict(settings.options), check=True)
     # the chunk's tallies in order, counted at its end (engine/match.py, PENDING)
     tallies: list[Tally] | None = [] if counted else None
     counting = tallies if tallies is not None and entry.countable else None
+    writer = _writer(heads, settings) if lines is not None and counting is not None else None
     results: dict[int, MatchResult | str] = {}
     for index, pair in enumerate(present):
         expected, depth = _gold(entry, pair)
@@ -183,18 +208,65 @@ def _outcomes(
         except JsonMatchError as exc:  # (before anything of it is counted)
             results[id(pair)] = _error(exc, settings)
             continue
+        if writer is not None:
+            writer.begin()
         try:
-            result = entry.scored(expected, depth, parsed, cut, "actual", index, counting)
+            result = entry.scored(expected, depth, parsed, cut, "actual", index, counting, writer)
         except JsonMatchError as exc:
             results[id(pair)] = _error(exc, settings)
             # what was counted of the chunk is not used: the fields are counted from the
-            # outcomes instead (_aggregated), a record's counted part never among them
+            # outcomes instead (_aggregated), a record's counted part never among them; no
+            # row is written any more (the records are scored in full)
             tallies = counting = None
+            if writer is not None:
+                writer.give_up()
+                writer = None
             continue
         if tallies is not None and (counting is None or cut is not None):
             entry.tallied(result, tallies)  # (a record not scored from counts)
         results[id(pair)] = result
+        if lines is not None:
+            assert heads is not None
+            lines[id(pair)] = _scored_line(pair, result, settings, heads, writer)
     return results, None if tallies is None else Counter(tallies)
+
+
+def _writer(heads: "Heads | None", settings: ScoreSettings) -> "RowWriter | None":
+    """The row writer of a chunk's records scored from tallies (None: the row form is
+    off, row_scorers.ROW_FORM)."""
+    from ..engine.walking import row_scorers
+    from ..reporting.run_model.row_writer import RowWriter
+
+    if heads is None or not row_scorers.ROW_FORM:
+        return None
+    return RowWriter(heads, settings.values)
+
+
+def _scored_line(
+    pair: Pair,
+    result: MatchResult,
+    settings: ScoreSettings,
+    heads: "Heads",
+    writer: "RowWriter | None",
+) -> str:
+    """A scored pair's report line (chunk_work.py writes the others'): from the rows the
+    scorers wrote (``writer.text``), else from its fields; its Comparison made only for a
+    result ``result_line`` declines. A result with floor failures has its rows written
+    from its fields (their heads name the floors)."""
+    rows = None if writer is None else writer.text
+    if rows is not None and result.floor_failures:
+        writer.give_up()  # type: ignore[union-attr]
+        rows = None
+    passed = result.passed(settings.threshold, settings.invalid_fails)
+    place = (pair.file, pair.line)
+    line = result_line(
+        result, pair.case_id, settings.threshold, passed, place, settings.values, heads, rows
+    )
+    if line is None:
+        comparison = comparison_of(pair, result, settings)
+        fields = result.fields if rows is None else ()
+        line = comparison_line(comparison, fields, settings.values, heads, rows)
+    return line
 
 
 def _gold(entry: Entry, pair: Pair) -> tuple[JsonValue, int]:

@@ -56,6 +56,7 @@ from .walking.walk import Roots, walk, walk_counted
 
 if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _validator)
     from .schemas.conformance import Validator
+    from .walking.row_scorers import Rows
 
 # The switches of the entry's two fast routes (docs/architecture.md, "Fast paths"): False
 # makes every record full FieldResults from the start (no tallies), and reads every actual
@@ -204,6 +205,7 @@ class Entry:
         side: str | None,
         index: int = 0,
         counting: list[Tally] | None = None,
+        rows: Rows | None = None,
     ) -> MatchResult:
         """One record scored by its route (module docstring): ``parsed`` is the answer as
         parse_actual reads it, not yet through the door, ``side`` its name in errors (None:
@@ -211,13 +213,14 @@ class Entry:
         the records; ``depth_e`` is the gold record's, or
         ``UNREAD`` (``reads_gold``). With ``counting``, a record scored
         from tallies adds them to it, as they are (``as_tallies``), for the caller to count
-        (``Pending``); the caller adds the others' fields."""
+        (``Pending``); the caller adds the others' fields. ``rows``: a record scored from
+        tallies writes its report rows too (``_Rescore.scored``)."""
         if depth_e == UNREAD and counting is None:  # (only a counted walk reads both sides)
             expected, depth_e = self.gold_read(expected, index)
         if self.unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
             # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
             try:
-                return self._unread(expected, parsed, index, counting, depth_e == UNREAD)
+                return self._unread(expected, parsed, index, counting, depth_e == UNREAD, rows)
             except Unread:  # something the door must read: read, and walked again below
                 pass
         if depth_e == UNREAD:
@@ -228,7 +231,7 @@ class Entry:
         depth = max(depth_e, depth_a)
         if counting is not None and cut is None:
             counted = _Rescore(self, expected, actual, depth, index)
-            return call_with_depth(depth, counted.scored, counting)
+            return call_with_depth(depth, counted.scored, counting, False, False, rows)
         return _marked(call_with_depth(depth, self._full, expected, actual, cut), cut)
 
     def _unread(
@@ -238,13 +241,14 @@ class Entry:
         index: int,
         counting: list[Tally] | None,
         gold_unread: bool = False,
+        rows: Rows | None = None,
     ) -> MatchResult:
         """The unread walk: from tallies where the record may be, else in full (``Unread``
         raised before anything is counted, when the door must read the answer, or the gold
         record handed over unread with it: ``gold_unread``, tallies only)."""
         if counting is not None:
             counted = _Rescore(self, expected, actual, SHALLOW, index)
-            return counted.scored(counting, unread=True, unread_expected=gold_unread)
+            return counted.scored(counting, True, gold_unread, rows)
         return self._full(expected, actual, None, unread=True)
 
     def _full(
@@ -379,14 +383,19 @@ class _Rescore:
         return full.fields
 
     def scored(
-        self, tallies: list[Tally], unread: bool = False, unread_expected: bool = False
+        self,
+        tallies: list[Tally],
+        unread: bool = False,
+        unread_expected: bool = False,
+        rows: Rows | None = None,
     ) -> MatchResult:
         """The record walked in tally form, each field added to ``tallies`` as its tally
         (``as_tallies``): its result, whose fields this makes when they are first read (its conformance checked here,
         within the room its depth needs, as ``_conformed`` checks a full record's).
         ``unread``: the actual side has not been through the door (walk.walk), nor, with
         ``unread_expected``, the expected one (walk.walk_counted); ``Unread`` is raised,
-        before anything is counted, when one must be."""
+        before anything is counted, when one must be. ``rows``: the record's fields written
+        as report rows too (the scorers' row form; the writer puts them together, ``took``)."""
         e = self.entry
         metric, cfg, schema, options = e.metric, e.cfg, e.schema, e.options
         validator = e.validator
@@ -397,8 +406,8 @@ class _Rescore:
             prefetch_strings(cfg, expected, actual)
         # the generated scorers' tallies, and the general walk's FieldResults among them
         # made tallies (field_results.tally: status and score in the same slots)
-        found = walk_counted(cfg, expected, actual, schema, e.roots, unread, unread_expected)
-        fields = as_tallies(found.fields)
+        found = walk_counted(cfg, expected, actual, schema, e.roots, unread, unread_expected, rows)
+        fields = as_tallies(found.fields) if rows is None else rows.took(found.fields)
         tallies += fields  # (counted by the caller, many records at once: ``Pending``)
         precision, recall = precision_recall(fields)
         f1 = f_beta(precision, recall)

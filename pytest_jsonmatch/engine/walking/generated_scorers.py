@@ -16,7 +16,7 @@ each, the path flags), not on the keys or comparators themselves, which it recei
 constants: one compilation serves every node of that structure. Print it with
 :func:`scorer_source` (docs/performance.md shows how).
 
-Each structure has two forms. The *full* form appends a FieldResult per field. The *tally*
+Each structure has three forms. The *full* form appends a FieldResult per field. The *tally*
 form (a walk with ``tally`` set, for :func:`~pytest_jsonmatch.engine.match.evaluate_records`)
 appends for each leaf it scores itself only a *tally*: what a record's score and the
 per-field tables read of a FieldResult, (field path, status, score), its status and score
@@ -25,7 +25,9 @@ function (a tally scorer is made per node, shape *and* field path), so a field t
 appends a tally made once, the one object ``field_results.tally`` gives for that value.
 What it hands to the general walk still becomes FieldResults.
 The record's FieldResults are made by walking it again in full form, when asked for
-(results/field_results.py, ``MatchResult.fields``).
+(results/field_results.py, ``MatchResult.fields``). The *row* form (a walk whose ``tally`` is
+a :class:`~.row_scorers.RowForm`) is the tally form that also appends each leaf's row of the
+JSON report before its tally (row_scorers.py).
 
 Used only when the metric is schema-driven, no ``ignore``/``fields`` rule is set and the
 object is not empty; anything else takes ``Walk.obj`` as it is. A shape is compiled once
@@ -55,6 +57,7 @@ from ..results.field_results import (
 )
 from ..results.field_results import tally as make_tally
 from ..schemas.eval_schema import SchemaNode
+from .row_scorers import ROW_NAMES, RowForm, row_constants, row_header, row_leaf, row_unknown
 from .unpaired import one_sided
 
 _new = tuple.__new__
@@ -91,6 +94,10 @@ COMPILE_BUDGET = 1.0
 _spent = [0.0]  # seconds spent compiling scorers so far
 
 
+# A scorer's form: False (full), True (tally) or a RowForm (rows and tallies).
+Form = bool | RowForm
+
+
 def compiles(cfg: WalkConfig) -> bool:
     """Whether objects under this configuration may take generated scorers."""
     return (
@@ -103,10 +110,10 @@ def compiles(cfg: WalkConfig) -> bool:
 
 
 def scorer_for(
-    node: SchemaNode, expected: dict[str, Any], where: Place, cfg: WalkConfig, tally: bool = False
+    node: SchemaNode, expected: dict[str, Any], where: Place, cfg: WalkConfig, tally: Form = False
 ) -> Scorer | None:
     """The scorer of ``expected``'s shape under ``node`` (made on first use), in tally form
-    when ``tally``, or None when the node keeps MAX_SHAPES others already or the object has
+    when ``tally`` (in row form when it is a RowForm), or None when the node keeps MAX_SHAPES others already or the object has
     more than MAX_KEYS keys."""
     if len(expected) > MAX_KEYS:
         return None
@@ -123,6 +130,7 @@ def scorer_for(
         cfg.count_extras,
         align.mode,
         field if tally else None,
+        tally if type(tally) is RowForm else None,
     )
     scorers = node.scorers
     found = scorers.get(shape)
@@ -198,7 +206,7 @@ def remembered(
     expected: dict[str, Any],
     where: Place,
     cfg: WalkConfig,
-    tally: bool = False,
+    tally: Form = False,
 ) -> Scorer | None:
     """``scorer_for``, kept in ``cache`` by the object's keys: a call site's own cache, where
     everything else the shape holds (the path flags, the field path, the configuration's,
@@ -296,7 +304,7 @@ def _elements_are_objects(node: SchemaNode | None) -> bool:
 
 
 def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer | None:
-    keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field = shape
+    keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field, form = shape
     if not all(type(k) is str for k in keys):
         # (an expected side not read by the door, walk_counted: a scorer found by its keys
         # vouches that the object's keys are strings; the general walk reads any other)
@@ -310,6 +318,9 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer | No
         same_actual,
         count_extras,
         field is not None,
+        None if form is None else form.keep,
+        # (the row form: each key's schema type, tested for first)
+        () if form is None else _types(node, keys),
     )
     factory = _FACTORIES.get(structure)
     if factory is None:
@@ -347,7 +358,14 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer | No
         remembered=remembered,
         ordered_elements=ordered_elements,
         tally=make_tally,
+        **(row_constants(form) if form is not None else dict.fromkeys(ROW_NAMES)),
     )
+
+
+def _types(node: SchemaNode, keys: tuple[str, ...]) -> tuple[str | None, ...]:
+    """Each key's schema type, as ``node`` declares it (None: not one type)."""
+    props = node.properties or {}
+    return tuple(props[k].type if k in props else None for k in keys)
 
 
 def _source(
@@ -358,29 +376,54 @@ def _source(
     same_actual: bool,
     count_extras: bool,
     tally: bool = False,
+    keep: bool | None = None,
+    types: tuple[str | None, ...] = (),
 ) -> str:
     """The text of a factory ``make(...)`` returning the scorer of one structure, in full
-    or in tally form."""
+    or in tally form, or (``keep`` not None: rows with values or without) in row form."""
     n = len(kinds)
+    rows = keep is not None
     lines = [
         "def make(keys, forms, field_paths, names, scores, nodes, props, objects, MISSING, SCALARS,",
         "         MATCH, MISMATCH, SKIPPED, FieldResult, Where, new, remembered,",
-        "         ordered_elements, tally):",
+        f"         ordered_elements, tally, {', '.join(ROW_NAMES)}):",
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
+    if rows:
+        lines.append(
+            "    seen = [None, None]  # the rows' table (its token), its row starts by path"
+        )
     for i, kind in enumerate(kinds):
         lines += _key_constants(i, kind, at_root, field_at_root, same_field, same_actual, tally)
-    lines += _score_header(n, at_root, same_field, same_actual, count_extras, tally)
+        if rows and kind in _PLAIN_KINDS:  # (a row names the comparator of a FieldResult)
+            lines.append(f"    name{i} = names[{i}]")
+    lines += _score_header(n, at_root, same_field, same_actual, count_extras, tally, rows)
+    if rows:
+        lines += row_header(n)
     for i, kind in enumerate(kinds):
         child = f"p{i}" if at_root else f"path + p{i}"
         fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
         act = "None" if same_actual else f"actual_path + a{i}"
         lines.append(f"        # keys[{i}]: {kind}")
-        if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
+        if rows and kind in (*_PLAIN_KINDS, UNKNOWN):
+            place = (child, child if same_field else fld, act)
+            lines += (
+                row_unknown(i, *place, count_extras)
+                if kind == UNKNOWN
+                else row_leaf(
+                    i,
+                    (kind != PLAIN, kind == PLAIN_EXACT),
+                    place,
+                    count_extras,
+                    bool(keep),
+                    types[i] if types else None,
+                )
+            )
+        elif tally and kind in (*_PLAIN_KINDS, UNKNOWN):
             lines += _tally_leaf(i, kind, child, child if same_field else fld, act, count_extras)
         else:
             lines += [f"        o = get(k{i}, MISSING)", f"        cp = {child}"]
-            lines += _full_key(i, kind, fld, act, count_extras, tally)
+            lines += _full_key(i, kind, fld, act, count_extras, "walk.tally" if rows else tally)
     if count_extras:
         lines += [
             f"        if len(actual) + missing > {n}:  # keys expected does not have",
@@ -433,7 +476,13 @@ def _key_constants(
 
 
 def _score_header(
-    n: int, at_root: bool, same_field: bool, same_actual: bool, count_extras: bool, tally: bool
+    n: int,
+    at_root: bool,
+    same_field: bool,
+    same_actual: bool,
+    count_extras: bool,
+    tally: bool,
+    rows: bool = False,
 ) -> list[str]:
     """The scorer's first lines: its signature, a comment saying which structure it scores,
     the names its key steps share and the expected object's values, unpacked."""
@@ -441,7 +490,7 @@ def _score_header(
         f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
         f"{'the same' if same_field else 'its own'}; actual path "
         f"{'the same' if same_actual else 'its own'}; "
-        f"{'tally form: a tally per leaf' if tally else 'full form'}"
+        f"{'row form: a row and a tally per leaf' if rows else 'tally form: a tally per leaf' if tally else 'full form'}"
     )
     lines = [
         "",
@@ -458,7 +507,9 @@ def _score_header(
     return lines
 
 
-def _full_key(i: int, kind: str, fld: str, act: str, count_extras: bool, tally: bool) -> list[str]:
+def _full_key(
+    i: int, kind: str, fld: str, act: str, count_extras: bool, tally: bool | str
+) -> list[str]:
     """Key ``i``'s lines in the full form (and, in the tally form, for a key that is not a
     leaf), after ``o`` (its actual value) and ``cp`` (its path) are set."""
     if kind in _PLAIN_KINDS:
@@ -586,11 +637,21 @@ def scorer_source(
     at_root: bool = True,
     count_extras: bool = True,
     align: Align = ORDERED,
-    tally: bool = False,
+    tally: Form = False,
 ) -> str:
     """The generated source of the scorer of an object with ``keys`` (in this order) under
     ``node``, at the root or below a parent (of an object, not an array element), in full
-    or in tally form."""
+    or in tally form, or in row form (``tally`` a RowForm)."""
+    keep = tally.keep if type(tally) is RowForm else None
+    types = _types(node, keys) if keep is not None else ()
     return f"# the scorer of keys {keys!r}\n" + _source(
-        _kinds(node, keys, align), at_root, at_root, True, True, count_extras, tally
+        _kinds(node, keys, align),
+        at_root,
+        at_root,
+        True,
+        True,
+        count_extras,
+        bool(tally),
+        keep,
+        types,
     )

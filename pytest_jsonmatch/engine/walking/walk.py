@@ -94,6 +94,7 @@ def walk_counted(
     roots: Roots,
     unread: bool,
     unread_expected: bool = False,
+    rows: Any = None,
 ) -> WalkOutput:
     """``walk(..., tally=True)`` for a record no judge can score a field of (an Entry's
     ``countable`` records): no batch of scores is kept, and the root object's scorer is
@@ -102,15 +103,21 @@ def walk_counted(
     did not come through the door either, and is checked as ``actual`` is (the tally
     form's scorers check what they read of it, ``Walk.read_expected`` what they hand on);
     a scorer is made only for keys that are strings (``generated_scorers._make``), so a
-    record whose keys find one has string keys."""
-    found = Walk(cfg, UNASKED, PairBudget(), True, unread, unread_expected)
+    record whose keys find one has string keys. ``rows``: a row writer
+    (``row_scorers.Rows``), for the scorers' row form, which keeps its own root scorers."""
+    form: compiled.Form = True
+    if rows is not None:
+        rows.restart()
+        form, roots = rows.form, rows.roots
+    found = Walk(cfg, UNASKED, PairBudget(), form, unread, unread_expected)
+    found.rows = rows
     scorer = None
     if object_root(cfg, expected, actual):
         expected = cast(JsonObject, expected)
         keys = tuple(expected)
         scorer = roots.get(keys)
         if scorer is None:  # (looked up once: a lookup counts a sighting of the shape)
-            scorer = root_scorer(cfg, expected, schema, True)
+            scorer = root_scorer(cfg, expected, schema, form)
             if scorer is not None:
                 roots[keys] = scorer
     found.from_root(expected, actual, schema, scorer)
@@ -124,7 +131,7 @@ def object_root(cfg: WalkConfig, expected: object, actual: object) -> bool:
 
 
 def root_scorer(
-    cfg: WalkConfig, expected: JsonObject, schema: SchemaNode | None, tally: bool
+    cfg: WalkConfig, expected: JsonObject, schema: SchemaNode | None, tally: compiled.Form
 ) -> compiled.Scorer | None:
     """The generated scorer of a record's root object, a non-empty one walked without rules,
     where ``node()`` and ``obj()`` would find it (a schema node with properties and no
@@ -149,14 +156,15 @@ class Walk(LeafScoring, UnreadSides):
         cfg: WalkConfig,
         judge: BatchScores,
         budget: PairBudget,
-        tally: bool = False,
+        tally: compiled.Form = False,
         unread: bool = False,
         unread_expected: bool = False,
         lone: LoneLeaves | None = None,
     ) -> None:
         self.cfg, self.judge = cfg, judge
         self.budget = budget  # for walking candidate pairs (pair_budget.py)
-        self.tally = tally  # generated scorers in tally form (see walk())
+        self.tally = tally  # generated scorers in tally form, or row form (see walk())
+        self.rows: Any = None  # the row form's row writer (walk_counted)
         self.unread = unread  # the actual side has not come through the door (see walk())
         # nor has the expected side (walk_counted: only the tally form reads it so)
         self.unread_expected = unread_expected
@@ -457,7 +465,8 @@ class Walk(LeafScoring, UnreadSides):
         budget), exactly as :meth:`_walk_pairs` walks it once paired."""
         if self.lone is None:
             self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
-        sub = Walk(self.cfg, self.judge, self.budget, self.tally, lone=self.lone)
+        # (in tally form, not row form: a candidate's rows would not be the report's)
+        sub = Walk(self.cfg, self.judge, self.budget, bool(self.tally), lone=self.lone)
         sub.node(expected, actual, where, items, depth + 1)
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge

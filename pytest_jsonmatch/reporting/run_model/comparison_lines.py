@@ -64,16 +64,21 @@ _STATUSES = {status: _encode_str(status.value) for status in Status}
 
 
 def comparison_line(
-    comparison: Comparison, fields: Sequence[FieldResult], mode: str, heads: Heads
+    comparison: Comparison,
+    fields: Sequence[FieldResult],
+    mode: str,
+    heads: Heads,
+    rows: str | None = None,
 ) -> str:
     """``json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))``
     (see the module docstring): the line of a chunk's comparison, its fields rows of the
-    chunk's ``heads``."""
-    fields_text = _fields_text(fields, mode, heads)
-    if fields_text is None or comparison.floor_failures:
+    chunk's ``heads``; ``rows``: those rows' text, written already (row_writer.py; never
+    with floor failures, whose heads say them)."""
+    text = rows if rows is not None else fields_text(fields, mode, heads)
+    if text is None or comparison.floor_failures:
         # fields with weights or floors: their rows' heads say them (records' own rule)
         return json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))
-    plain = _plain_entry(comparison, fields_text)
+    plain = _plain_entry(comparison, text)
     if plain is not None:
         return plain
     entry: dict[str, object] = {"heads": 0}
@@ -81,7 +86,7 @@ def comparison_line(
     entry["fields"] = []
     # The first '"fields": []' of the entry's text is its key: the keys before it hold
     # numbers and strings, and a string's own quotes are escaped.
-    return json_line(entry).replace('"fields": []', f'"fields": [{fields_text}]', 1)
+    return json_line(entry).replace('"fields": []', f'"fields": [{text}]', 1)
 
 
 def _plain_entry(c: Comparison, fields: str) -> str | None:
@@ -115,12 +120,14 @@ def result_line(
     place: tuple[str, int | None],
     mode: str,
     heads: Heads,
+    rows: str | None = None,
 ) -> str | None:
     """:func:`comparison_line` of the comparison a dataset records for ``result`` (its case
     ``case_id``, also its node id; its file and line ``place``; no field kept in it,
     ``scoring.comparison_of``), for a usual result (no pairing, floor failure, cut answer
     or conformance, its figures floats), written without making that Comparison; None for
-    any other, before any of its fields is written (the caller makes its Comparison)."""
+    any other, before any of its fields is written (the caller makes its Comparison).
+    ``rows``: the text of its fields' rows, written already (row_writer.py)."""
     if (
         result.pairings
         or result.floor_failures
@@ -136,8 +143,8 @@ def result_line(
     )
     if parts is None:
         return None
-    fields_text = _fields_text(result.fields, mode, heads)
-    return None if fields_text is None else parts[0] + fields_text + parts[1] + "}"
+    text = rows if rows is not None else fields_text(result.fields, mode, heads)
+    return None if text is None else parts[0] + text + parts[1] + "}"
 
 
 def _plain_parts(
@@ -181,7 +188,7 @@ def _plain_parts(
     )
 
 
-def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str | None:
+def fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str | None:
     """The fields as ``json_line`` writes their rows (``field_rows.Heads.row`` of
     ``records._field_dict(kept)``, ``kept`` being what ``records._kept_fields`` keeps of
     each per ``mode``), without the brackets: the rows made as lists and written by one

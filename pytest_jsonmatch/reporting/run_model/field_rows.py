@@ -139,6 +139,23 @@ class Heads:
                 self.known[key] = found
         return found
 
+    def take_back(self, mark: int) -> None:
+        """Forget every head from the ``mark``-th on (made for a record whose rows are
+        written again, the report's own way: row_writer.py), and what remembers them."""
+        if len(self.heads) <= mark:
+            return
+        del self.heads[mark:]
+        # (in place: a writer may hold these dicts)
+        index = {k: v for k, v in self._index.items() if v < mark}
+        known = {k: v for k, v in self.known.items() if v[0] < mark}
+        matched = {k: v for k, v in self.matched.items() if v[1] < mark}
+        self._index.clear()
+        self._index.update(index)
+        self.known.clear()
+        self.known.update(known)
+        self.matched.clear()
+        self.matched.update(matched)
+
     def row(self, field: FieldDict) -> list[JSONValue]:
         """A field (as it is held: ``shapes.FieldDict``) as a row of this table."""
         score = field["score"]

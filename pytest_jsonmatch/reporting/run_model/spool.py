@@ -119,10 +119,18 @@ def _surrogate() -> re.Pattern[str]:
     return re.compile("[\ud800-\udfff]")
 
 
-@functools.cache
-def _starts() -> re.Pattern[str]:
-    """A stored comparison's line start, compiled when a chunk's first needs renumbering."""
-    return re.compile(r'^\{"heads": (\d+), ', re.MULTILINE)
+def _renumbered(text: str, found: list[int]) -> str:
+    """Lines ``{"heads": k, ...`` (one a line, JSON text holding no newline of its own),
+    each ``k`` made ``found[k]``: each line's start looked up, not searched for (a pattern
+    substituted line by line cost a chunk of 256 comparisons about 1 ms)."""
+    starts = {f'{{"heads": {k}, ': f'{{"heads": {to}, ' for k, to in enumerate(found) if k != to}
+    lines = text.split("\n")
+    for at, line in enumerate(lines):
+        cut = line.find(", ") + 2
+        new = starts.get(line[:cut])
+        if new is not None:
+            lines[at] = new + line[cut:]
+    return "\n".join(lines)
 
 
 def _escape_surrogate(match: re.Match[str]) -> str:
@@ -258,7 +266,7 @@ class ComparisonSpool(_Comparisons):
         a newline (JSON text holds no raw newline)."""
         found = [self._table_index(table) for table in tables]
         if text and found != list(range(len(found))):
-            text = _starts().sub(lambda m: f'{{"heads": {found[int(m.group(1))]}, ', text)
+            text = _renumbered(text, found)
         self.append_lines(text, count)
 
     def _table_index(self, heads: list[Head]) -> int:

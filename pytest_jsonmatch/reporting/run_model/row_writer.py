@@ -1,0 +1,130 @@
+"""A dataset record's fields written as the JSON report's rows while the record is scored
+(the generated scorers' row form: engine/walking/row_scorers.py), for a group of records
+that share one table of heads (field_rows.py).
+
+:class:`RowWriter` is the row form's writer (``row_scorers.Rows``): it gives the scorers the
+start of each key's rows from its table, and puts each record's rows together in field
+order (:meth:`RowWriter.took`): the rows the scorers wrote, and a row for each FieldResult
+among them written as ``comparison_lines`` writes every field of a record scored in full.
+The text is the one the report's own way writes (``fields_text`` of the record's fields),
+byte for byte, heads made in the same order: a record whose rows it cannot vouch for so is
+given up (:attr:`RowWriter.text` None, every head it made taken back), and its caller writes
+it from its fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.results.field_results import MATCH, MISMATCH, FieldResult, Tally, tally
+from ...engine.walking.row_scorers import RowForm
+from .comparison_lines import fields_text
+from .comparisons import SHORT_INT, SHORT_STR
+from .field_rows import Heads
+
+_TEXT, _TALLY = {str}, {tuple}
+
+
+def row_form(mode: str) -> RowForm:
+    """The row form of a report that keeps values as ``mode`` says (short, full, none)."""
+    return RowForm(mode != "none", 1 << 62 if mode == "full" else SHORT_STR, SHORT_INT)
+
+
+class RowWriter:
+    """The rows of a group of records, each a row of ``table`` (see the module docstring);
+    ``mode`` is how much of each value a row keeps."""
+
+    def __init__(self, table: Heads, mode: str) -> None:
+        self.table, self.mode = table, mode
+        self.form = row_form(mode)
+        self.roots: dict[tuple[str, ...], Any] = {}  # the row form's root scorers
+        self.token = object()  # a new one when heads are taken back (scorers ask again)
+        self.text: str | None = None  # the last record's rows, as a comparison's "fields"
+        self._mark = 0  # the table's length when the record began
+        self._keep = mode != "none"
+
+    def begin(self) -> None:
+        """A record begins: its rows not yet written."""
+        self.text, self._mark = None, len(self.table)
+
+    def give_up(self) -> None:
+        """The record's rows are not used (its scoring failed, or its rows need what a row
+        cannot say): the heads it made are taken back."""
+        self.text = None
+        self.restart()
+
+    def restart(self) -> None:
+        if len(self.table) > self._mark:
+            self.table.take_back(self._mark)
+            self.token = object()
+
+    def matched(self, path: str, field_path: str) -> str:
+        """Row form: the start of a match's row, its one value kept whole."""
+        at = self.table.found(path, field_path, MATCH, "=" if self._keep else "", 1.0)[0]
+        return f"[{at}, " if self._keep else f"[{at}]"
+
+    def missed(self, path: str, field_path: str) -> str:
+        """Row form: the start of a mismatch's row, both values kept whole."""
+        at = self.table.found(path, field_path, MISMATCH, "ea" if self._keep else "", 0.0)[0]
+        return f"[{at}, " if self._keep else f"[{at}]"
+
+    def took(self, fields: list[Any]) -> list[Tally]:
+        """A row-form walk's fields (each row the scorers wrote, then its tally; the general
+        walk's FieldResults) as the record's tallies, its rows kept in :attr:`text`."""
+        texts, tallies = fields[0::2], fields[1::2]
+        if (
+            len(fields) % 2 == 0
+            and set(map(type, texts)) <= _TEXT
+            and set(map(type, tallies)) <= _TALLY
+        ):
+            self.text = ", ".join(texts)
+            return tallies
+        return self._merged(fields)
+
+    def _merged(self, fields: list[Any]) -> list[Tally]:
+        """:meth:`took` for fields among which are FieldResults (or tallies of the tally
+        form, whose rows no one wrote: the record is given up)."""
+        parts: list[str] = []
+        tallies: list[Tally] = []
+        pending: list[FieldResult] = []
+        made = len(self.table) > self._mark  # (heads the scorers made, in their order)
+        usable, at, count = True, 0, len(fields)
+        while at < count:
+            item = fields[at]
+            if type(item) is str:
+                usable = usable and self._flushed(pending, parts, made, True)
+                parts.append(item)
+                tallies.append(fields[at + 1])
+                at += 2
+                continue
+            if type(item) is tuple:  # a tally no row was written for
+                usable = False
+                tallies.append(item)
+            else:
+                pending.append(item)
+                tallies.append(tally(item[7], item[1], item[2]))
+            at += 1
+        usable = usable and self._flushed(pending, parts, made, False)
+        if usable:
+            self.text = ", ".join(parts)
+        else:
+            self.give_up()
+        return tallies
+
+    def _flushed(
+        self, pending: list[FieldResult], parts: list[str], made: bool, more: bool
+    ) -> bool:
+        """The FieldResults in ``pending`` written as rows onto ``parts`` (and ``pending``
+        emptied); False where that cannot be the report's text: a head made for one of them
+        after heads the scorers made for fields after it (``made``, ``more``), or a field
+        counting for other than 1."""
+        if not pending:
+            return True
+        before = len(self.table)
+        text = fields_text(pending, self.mode, self.table)
+        pending.clear()
+        if text is None or (made and more and len(self.table) > before):
+            return False
+        if text:
+            parts.append(text)
+        return True
