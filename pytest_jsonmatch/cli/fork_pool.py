@@ -15,17 +15,24 @@ schema, the modules and caches the guess loaded) without being sent or building 
 and the first worker scores while the next is forked, so that forking N workers is no
 serial step before the first task. A worker is kept busy by what it has finished, not by
 what was taken: each has up to ``window`` tasks it has not answered, and gets the next as
-soon as an answer arrives, even while an earlier task of another worker is still awaited
-(results wait in order, at most ``2 * window`` a worker).
+soon as an answer arrives, even while an earlier task of another worker is still awaited.
+
+This process can be one of the hands too (``here``: ``-j N`` forks N - 1 workers): whenever
+every worker has its window of tasks, it runs the next task itself rather than wait, and
+between the steps of that task (``pause``, which the task calls) it reads the results that
+have come and sends the workers their next tasks, so that none waits on it. Its own results
+take no trip through a pipe. The tasks' order is kept whoever runs them, and at most
+``2 * window`` results a hand wait to be taken.
 
 A task is a function of a module both processes hold (pickled by name) and its arguments.
 Results come back in the order the tasks went out; an exception raised by a task is raised
 here in its turn. Tasks still on their way when a caller stops reading results (it closed
 the iterator, or a result raised) run to their end, and their results are dropped as they
 come, so that the pool can take the next call's tasks at once. A worker that stops without a
-result (killed: out of memory, a signal) is a :class:`WorkerStopped` naming how it ended.
-Leaving the pool closes the task pipes: each worker finishes, sees the end of its pipe
-and exits; leaving on an exception (Ctrl-C included) stops the workers first.
+result (killed: out of memory, a signal) is a :class:`WorkerStopped` naming how it ended,
+raised in the turn of its first task left unanswered. Leaving the pool closes the task
+pipes: each worker finishes, sees the end of its pipe and exits; leaving on an exception
+(Ctrl-C included) stops the workers first.
 
 Pickle is safe here: this process pickles every task its workers read, and its workers
 pickle every result it reads.
@@ -47,6 +54,10 @@ from ..engine.core.errors import JsonMatchError
 _HEADER = 8  # bytes of a message's length, little-endian, before its pickle
 _READ = 1 << 20  # bytes read from a result pipe at a time
 _MAX_MESSAGE = 1 << 40  # a length beyond this is no message of this pool's
+# Bytes a result pipe holds (Linux's default, 64 KB, is a fifth of a JSON report's chunk):
+# a worker writes its result and goes on while this process is busy with a task of its own.
+_RESULT_PIPE = 1 << 20
+_SET_PIPE_SIZE = 1031  # fcntl's F_SETPIPE_SZ (Linux), which Python 3.10's fcntl lacks
 
 
 class WorkerStopped(JsonMatchError):
@@ -63,7 +74,17 @@ class _Worker:
         self.done: deque[tuple[bool, Any]] = deque()  # results read, in order
         self.running = 0  # tasks sent whose results have not arrived
         self.dropped = 0  # of them, those whose results no caller waits for any more
+        self.broken = False  # its pipes gave out: no result will come
         self.ended: str | None = None  # how the process ended, once it has
+
+
+class _Here:
+    """A task this process ran itself: its result (or its exception), in its place."""
+
+    __slots__ = ("ok", "value")
+
+    def __init__(self, ok: bool, value: Any) -> None:
+        self.ok, self.value = ok, value
 
 
 class ForkPool:
@@ -81,6 +102,7 @@ class ForkPool:
             raise RuntimeError("a worker forked from a process running other threads")
         task_read, task_write = os.pipe()
         result_read, result_write = os.pipe()
+        _widen(result_write)
         sys.stdout.flush()  # (what is buffered here is written once, never by a worker too)
         sys.stderr.flush()
         pid = os.fork()
@@ -90,8 +112,9 @@ class ForkPool:
                 os.close(task_write)
                 os.close(result_read)
                 for other in self.workers:  # the ends of the workers forked before it
-                    os.close(other.tasks)
-                    os.close(other.results)
+                    for fd in (other.tasks, other.results):
+                        if fd >= 0:
+                            os.close(fd)
                 code = _serve(task_read, result_write)
             finally:
                 os._exit(code)
@@ -102,73 +125,60 @@ class ForkPool:
         self.workers.append(worker)
         return worker
 
-    # -- sending tasks and taking results in order
-
     def map(
-        self, call: Callable[..., Any], tasks: Iterator[tuple[Any, ...]], window: int
+        self,
+        call: Callable[..., Any],
+        tasks: Iterator[tuple[Any, ...]],
+        window: int,
+        here: Callable[..., Any] | None = None,
+        meanwhile: Callable[[], None] | None = None,
     ) -> Iterator[Any]:
-        """``call(*args)`` of each ``args`` of ``tasks`` in a worker, the results in the
-        tasks' order; at most ``window`` tasks a worker unanswered, and at most ``2 *
-        window`` a worker waiting to be taken. An exception while reading ``tasks`` comes
-        after the results of the tasks read before it."""
-        order: deque[_Worker] = deque()
-        held = 2 * window * self.jobs  # tasks sent and not taken, at most
+        """``call(*args)`` of each ``args`` of ``tasks`` in a worker, or ``here(*args,
+        pause=...)`` in this process once every worker has its window; the results in the
+        tasks' order. At most ``window`` tasks a worker unanswered, and at most ``2 *
+        window`` a hand waiting to be taken. ``meanwhile``: run once, here, as soon as the
+        first tasks are on their way (what this process alone needs, done while the workers
+        start). An exception while reading ``tasks`` comes after the results of the tasks
+        read before it."""
+        mapping = _Mapping(self, call, tasks, window, here)
         try:
-            while True:
-                try:
-                    args = next(tasks, None)
-                except Exception:
-                    while order:
-                        yield self._take(order.popleft())
-                    raise
-                if args is None:
-                    break
-                message = pickle.dumps((call, args), pickle.HIGHEST_PROTOCOL)
-                while (worker := self._free(window, len(order) < held)) is None:
-                    # every worker has its window of tasks, or results wait to be taken
-                    if order and self._answered(order[0]):
-                        yield self._take(order.popleft())
-                    else:
-                        self._pump()
-                self._send(worker, message)
-                order.append(worker)
-            while order:
-                yield self._take(order.popleft())
+            yield from mapping.results(meanwhile)
         finally:
-            for worker in order:  # left on their way: their results are dropped
-                worker.dropped += 1
+            for entry in mapping.order:  # left on their way: their results are dropped
+                if isinstance(entry, _Worker):
+                    entry.dropped += 1
 
-    def _free(self, window: int, room: bool) -> _Worker | None:
-        """The first worker with fewer than ``window`` tasks unanswered, the least loaded;
-        a new one forked where every worker has its window and fewer than ``jobs`` run;
-        None where none is free, or where results wait and there is no ``room`` for
-        more."""
-        if not room:
-            return None
-        free = min(self.workers, key=lambda w: w.running, default=None)
+    # -- one worker's pipes
+
+    def free(self, window: int, fork: bool) -> _Worker | None:
+        """The worker with fewest tasks unanswered, if it has fewer than ``window``; else a
+        new one, with ``fork`` where fewer than ``jobs`` were forked; else None."""
+        free = min((w for w in self.workers if not w.broken), key=lambda w: w.running, default=None)
         if free is not None and free.running < window:
             return free
-        if len(self.workers) < self.jobs:
+        if fork and len(self.workers) < self.jobs:
             return self._fork()
         return None
 
-    @staticmethod
-    def _answered(worker: _Worker) -> bool:
-        """Whether the result of ``worker``'s oldest task a caller waits for has arrived."""
-        return len(worker.done) > worker.dropped
-
-    def _send(self, worker: _Worker, message: bytes) -> None:
+    def send(self, worker: _Worker, message: bytes) -> None:
         worker.out += len(message).to_bytes(_HEADER, "little")
         worker.out += message
         worker.running += 1
         self._write(worker)
 
-    def _take(self, worker: _Worker) -> Any:
+    def answered(self, worker: _Worker) -> bool:
+        """Whether the result of ``worker``'s oldest task a caller waits for has arrived
+        (or never will: the worker stopped)."""
+        return len(worker.done) > worker.dropped or worker.broken
+
+    def take(self, worker: _Worker) -> Any:
         """The result of ``worker``'s oldest task, waiting for it (and writing the tasks on
         their way meanwhile)."""
         while True:
             while not worker.done:
-                self._pump()
+                if worker.broken:
+                    raise self._stopped(worker)
+                self.pump()
             ok, value = worker.done.popleft()
             if not worker.dropped:
                 break
@@ -177,25 +187,34 @@ class ForkPool:
             raise value
         return value
 
-    def _pump(self) -> None:
-        """Wait until a pipe is ready, then write what it takes and read what it holds."""
+    def pump(self, wait: bool = True) -> None:
+        """Write what the task pipes take and read what the result pipes hold: once one is
+        ready (``wait``), or only what is ready now. A worker whose pipes give out is marked
+        ``broken``; its error comes in its turn (:meth:`take`)."""
         poll = select.poll()
         by_fd: dict[int, _Worker] = {}
         for worker in self.workers:
+            if worker.broken:
+                continue
             if worker.running:
                 poll.register(worker.results, select.POLLIN)
                 by_fd[worker.results] = worker
             if worker.out:
                 poll.register(worker.tasks, select.POLLOUT)
                 by_fd[worker.tasks] = worker
-        if not by_fd:  # (a result awaited from a worker given nothing: a fault here)
-            raise RuntimeError("no task on its way")
-        for fd, events in poll.poll():
+        if not by_fd:
+            if wait:  # (a result awaited from a worker given nothing: a fault here)
+                raise RuntimeError("no task on its way")
+            return
+        for fd, events in poll.poll(None if wait else 0):
             worker = by_fd[fd]
+            if worker.broken:
+                continue
             if fd == worker.tasks:
                 if events & (select.POLLERR | select.POLLHUP):
-                    raise self._stopped(worker)
-                self._write(worker)
+                    worker.broken = True
+                else:
+                    self._write(worker)
             else:
                 self._read(worker)
 
@@ -205,14 +224,15 @@ class ForkPool:
                 written = os.write(worker.tasks, worker.out)
                 del worker.out[:written]
         except BlockingIOError:
-            pass  # the pipe is full: the rest when it drains (_pump)
+            pass  # the pipe is full: the rest when it drains (pump)
         except BrokenPipeError:
-            raise self._stopped(worker) from None
+            worker.broken = True
 
     def _read(self, worker: _Worker) -> None:
         data = os.read(worker.results, _READ)
         if not data:
-            raise self._stopped(worker)
+            worker.broken = True
+            return
         inbox = worker.inbox
         inbox += data
         while len(inbox) >= _HEADER:
@@ -225,6 +245,10 @@ class ForkPool:
             del inbox[: _HEADER + size]
             worker.running -= 1
             worker.done.append(pickle.loads(message))  # noqa: S301 - our own worker's (docstring)
+
+    def stopped(self) -> WorkerStopped:
+        """The error of the first worker that stopped."""
+        return self._stopped(next(w for w in self.workers if w.broken))
 
     def _stopped(self, worker: _Worker) -> WorkerStopped:
         """The error of a worker gone without its result: how it ended."""
@@ -272,12 +296,120 @@ class ForkPool:
         self.workers = []
 
 
+class _Mapping:
+    """One call of :meth:`ForkPool.map`: the tasks read, where each went (a worker, or this
+    process: ``order``), and the task read but not yet placed."""
+
+    def __init__(
+        self,
+        pool: ForkPool,
+        call: Callable[..., Any],
+        tasks: Iterator[tuple[Any, ...]],
+        window: int,
+        here: Callable[..., Any] | None,
+    ) -> None:
+        self.pool, self.call, self.tasks, self.window, self.here = pool, call, tasks, window, here
+        self.order: deque[_Worker | _Here] = deque()
+        self.held = 2 * window * (pool.jobs + (here is not None))  # tasks placed, not taken
+        self.ahead: tuple[Any, ...] | None = None
+        self.ended = False  # no task left to read
+        self.error: Exception | None = None  # what reading the tasks raised, for its turn
+
+    def results(self, meanwhile: Callable[[], None] | None) -> Iterator[Any]:
+        while True:
+            self.fill(fork=True)
+            if meanwhile is not None:
+                meanwhile()
+                meanwhile = None
+            while self.order and self._ready(self.order[0]):
+                yield self._take(self.order.popleft())
+            if self.here is not None and len(self.order) < self.held and self._peek():
+                self._run_here()
+            elif self.order or (self._peek() is not None and self._busy()):
+                self.pool.pump()  # (a worker's results, or the end of a task left before)
+            elif self._peek() is None:
+                break
+            elif not self._open():  # a task no worker can take, nor ever will
+                raise self.pool.stopped()
+        if self.error is not None:
+            raise self.error
+
+    def _busy(self) -> bool:
+        """Whether a worker is still running tasks (those an earlier caller left)."""
+        return any(w.running and not w.broken for w in self.pool.workers)
+
+    def _open(self) -> bool:
+        """Whether a worker can take a task, or one can still be forked."""
+        pool = self.pool
+        live = [w for w in pool.workers if not w.broken]
+        return len(pool.workers) < pool.jobs or any(w.running < self.window for w in live)
+
+    def _peek(self) -> tuple[Any, ...] | None:
+        """The next task, read ahead (None: there is none)."""
+        if self.ahead is None and not self.ended:
+            try:
+                self.ahead = next(self.tasks, None)
+            except Exception as exc:  # noqa: BLE001 - raised after the results before it
+                self.error = exc
+            if self.ahead is None:
+                self.ended = True
+        return self.ahead
+
+    def fill(self, fork: bool) -> None:
+        """Give the workers tasks up to their windows (forking new ones with ``fork``)."""
+        while len(self.order) < self.held and self._peek() is not None:
+            worker = self.pool.free(self.window, fork)
+            if worker is None:
+                return
+            args, self.ahead = self.ahead, None
+            self.pool.send(worker, pickle.dumps((self.call, args), pickle.HIGHEST_PROTOCOL))
+            self.order.append(worker)
+
+    def pause(self) -> None:
+        """What this process does between the steps of a task of its own: results that came
+        read, and each worker given its next tasks (no fork: the stack is a task's)."""
+        self.pool.pump(wait=False)
+        self.fill(fork=False)
+
+    def _run_here(self) -> None:
+        assert self.here is not None and self.ahead is not None
+        args, self.ahead = self.ahead, None
+        entry = _Here(False, None)
+        self.order.append(entry)  # (its place, before the tasks its pauses send out)
+        try:
+            entry.value = self.here(*args, pause=self.pause)
+            entry.ok = True
+        except Exception as exc:  # noqa: BLE001 - raised in its turn
+            entry.value = exc
+            self.ended = True  # (nothing after it is wanted: read no more tasks)
+
+    def _ready(self, entry: _Worker | _Here) -> bool:
+        return isinstance(entry, _Here) or self.pool.answered(entry)
+
+    def _take(self, entry: _Worker | _Here) -> Any:
+        if isinstance(entry, _Worker):
+            return self.pool.take(entry)
+        if not entry.ok:
+            raise entry.value
+        return entry.value
+
+
 def _threads() -> int:
     """This process's threads, every one and not only Python's (1 where it cannot tell)."""
     try:
         return len(os.listdir("/proc/self/task"))
     except OSError:
         return 1
+
+
+def _widen(fd: int) -> None:
+    """A pipe made to hold _RESULT_PIPE bytes where the system lets it (else as it is)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, _SET_PIPE_SIZE, _RESULT_PIPE)
+    except (ImportError, OSError):
+        pass
 
 
 def _how(status: int) -> str:

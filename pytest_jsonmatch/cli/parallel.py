@@ -4,19 +4,27 @@ order they were sent, so that ``-j N`` gives exactly what ``-j 1`` gives.
 With workers, the reading process only cuts lines, pairs them and pickles each chunk once
 (records stay :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded`; chunks travel
 :class:`~pytest_jsonmatch.dataset.chunk_work.Packed`): decoding, sketching, scoring and writing
-each case's report line are done in the workers (dataset/chunk_work.py), and the reading process
-merges what comes back. At most two chunks per worker are in flight: records are read only
-as fast as they are handled.
+each case's report line are done where the chunk is handled (dataset/chunk_work.py), and the
+reading process merges what comes back. At most two chunks per worker are in flight: records
+are read only as fast as they are handled.
 
-On Linux, from a process with no other thread (the command line's), the workers are forked
-(fork_pool.py: pipes, no ``multiprocessing``) as the first chunks go out, after the run has
-guessed its schema: a worker starts in milliseconds, holding the modules, the settings and
-the schema this process has (:func:`~pytest_jsonmatch.dataset.chunk_work.hold_args`), where
-a new interpreter takes about 0.2 s, a fifth of a 10,000-record run. Elsewhere, or with
-other threads running (fork would copy locks they may hold), they are spawned by a
-``ProcessPoolExecutor`` as the run starts, before the files are read. Either way a worker only runs the
-functions of dataset/chunk_work.py on the chunks and settings it is sent: the result does not
-depend on how it was started.
+On Linux, from a process with no other thread (the command line's), ``-j N`` is this process
+and N - 1 workers forked from it (fork_pool.py: pipes, no ``multiprocessing``) as the first
+chunks go out, after the run has guessed its schema: a worker starts in milliseconds,
+holding the modules, the settings and the schema this process has
+(:func:`~pytest_jsonmatch.dataset.chunk_work.hold_args`), where a new interpreter takes about
+0.2 s, a fifth of a 10,000-record run. This process scores a chunk whenever every worker has
+its two, feeding them between its groups of records (``pause``), so that on N CPUs none
+waits: the command's own CPU is not left to merging alone. Elsewhere, or with other threads
+running (fork would copy locks they may hold), N workers are spawned by a
+``ProcessPoolExecutor`` as the run starts, before the files are read, and this process only
+merges. Either way a chunk is handled only by the functions of dataset/chunk_work.py, given
+the chunk and the run's settings: the result does not depend on where it was handled.
+
+Two JSONL files paired by position are scanned into spans of SCORED_TOGETHER records, joined
+into chunks of WORKER_CHUNK (:func:`sized_spans`); near the end of the files the chunks get
+smaller, so that the hands run out of work together instead of one scoring a last whole
+chunk while the others wait.
 
 Exactly, errors included: a chunk's error (a line that is not JSON, an unreadable gold
 record) is raised when its turn comes, after the chunks before it; an error met while
@@ -26,6 +34,7 @@ reads (and decodes) those records before it meets the error.
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import sys
@@ -34,12 +43,22 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from ..dataset import Pair
-from ..dataset.chunk_work import SCORED_TOGETHER, Chunk, call_in_worker, hold_args, packed, ready
+from ..dataset.chunk_work import (
+    SCORED_TOGETHER,
+    Chunk,
+    call_in_worker,
+    hold_args,
+    joined,
+    packed,
+    ready,
+)
+from ..dataset.spans import Span
 
 CHUNK = SCORED_TOGETHER  # pairs per chunk handled in this process
 WORKER_CHUNK = 4 * SCORED_TOGETHER  # pairs per trip to a worker: a trip costs about 1 ms
 
 T = TypeVar("T")
+Pause = Callable[[], None]
 
 if TYPE_CHECKING:  # loaded with the first worker: a run of one job never needs them
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -62,6 +81,31 @@ def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
             yield chunk
         raise
     if chunk:
+        yield chunk
+
+
+def sized_spans(found: Iterable[Span], gold_bytes: int, hands: int) -> Iterator[Span]:
+    """The spans ``found`` (SCORED_TOGETHER records each, the last one maybe fewer) joined
+    into chunks for ``hands`` processes: WORKER_CHUNK records each, the first always (the
+    schema is guessed from it), then, once the records left (estimated from the gold file's
+    ``gold_bytes`` and the bytes a record has taken so far) are fewer than two chunks a
+    hand, a share of them: each hand's last chunks a few milliseconds of work, not 256
+    records. Chunks start where a group of SCORED_TOGETHER starts, so that the groups
+    scored together are those of ``-j 1``. A reading error is raised at once (the spans'
+    reader gives way to the streaming reader, which names it: cli/score.py)."""
+    most = WORKER_CHUNK // SCORED_TOGETHER
+    scanned = iter(found)
+    at = done = 0  # the gold file's bytes and the records handed out so far
+    while True:
+        take = most
+        if done and hands > 1:
+            left = (gold_bytes - at) * done // max(1, at)  # records left, estimated
+            take = max(1, min(most, left // (2 * hands * SCORED_TOGETHER)))
+        group = list(itertools.islice(scanned, take))
+        if not group:
+            return
+        chunk = joined(group)
+        at, done = chunk.gold.end, done + chunk.records
         yield chunk
 
 
@@ -129,13 +173,19 @@ def auto_jobs(inputs: Iterable[str], alone: bool) -> int:
 class Workers:
     """The run's worker processes (none for one job), started on entering. ``setup``: what
     a spawned worker runs first (a function and its arguments, picklable), to load what this
-    process loaded before it scores (a forked one has it already)."""
+    process loaded before it scores (a forked one has it already). ``meanwhile``: what this
+    process alone needs later (the output's modules), done once the first chunks are on
+    their way to workers, while they score (with one job: never; it is done when needed)."""
 
     def __init__(
-        self, jobs: int, setup: tuple[Callable[..., None], tuple[object, ...]] | None = None
+        self,
+        jobs: int,
+        setup: tuple[Callable[..., None], tuple[object, ...]] | None = None,
+        meanwhile: Callable[[], None] | None = None,
     ) -> None:
         self.jobs = jobs
         self.setup = setup
+        self.meanwhile = meanwhile
         self._pool: ProcessPoolExecutor | None = None  # spawned workers
         self._forked: ForkPool | None = None  # or forked ones
 
@@ -148,7 +198,7 @@ class Workers:
         if self.jobs > 1 and start_method() == "fork":
             from .fork_pool import ForkPool
 
-            self._forked = ForkPool(self.jobs)
+            self._forked = ForkPool(self.jobs - 1)  # (and this process: the Nth)
         elif self.jobs > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -179,6 +229,17 @@ class Workers:
         if self._forked is not None:
             self._forked.release()
 
+    def spans(self, found: Iterable[Span], gold_bytes: int) -> Iterator[Span]:
+        """The spans of SCORED_TOGETHER records ``found`` as the chunks this run hands out
+        (:func:`sized_spans`)."""
+        return sized_spans(found, gold_bytes, self.jobs)
+
+    def _started(self) -> None:
+        """The first chunks are on their way: ``meanwhile``, once."""
+        meanwhile, self.meanwhile = self.meanwhile, None
+        if meanwhile is not None:
+            meanwhile()
+
     def chunks(self, pairs: Iterable[Pair]) -> Iterator[Chunk]:
         """``pairs`` in chunks, each packed once when it goes to a worker."""
         if not self.parallel:
@@ -191,7 +252,9 @@ class Workers:
         self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: object
     ) -> Generator[T, None, None]:
         """``handle(chunk, *args)`` of each chunk, in order. ``handle`` is a function of
-        dataset/chunk_work.py (a spawned worker imports that module, not the command line)."""
+        dataset/chunk_work.py (a spawned worker imports that module, not the command line)
+        that takes a ``pause`` to call between its steps (this process's chunks: it feeds the
+        forked workers then)."""
         if not self.parallel:
             for chunk in chunks:
                 yield handle(chunk, *args)
@@ -202,7 +265,11 @@ class Workers:
         if self._forked is not None:
             hold_args(shared, args)  # (a worker forked from here on holds them as they are)
             tasks = ((handle, chunk, shared) for chunk in chunks)
-            yield from self._forked.map(call_in_worker, tasks, window=2)
+
+            def here(handle: Callable[..., T], chunk: Chunk, _: bytes, pause: Pause) -> T:
+                return handle(chunk, *args, pause=pause)
+
+            yield from self._forked.map(call_in_worker, tasks, 2, here, self._started)
             return
         pool = self._pool
         assert pool is not None
@@ -219,6 +286,8 @@ class Workers:
                 if sent is None:
                     break
                 waiting.append(pool.submit(call_in_worker, handle, sent, shared))
+                if len(waiting) == self.jobs:
+                    self._started()
                 if len(waiting) >= 2 * self.jobs:
                     yield waiting.popleft().result()
             while waiting:

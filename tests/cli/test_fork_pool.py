@@ -1,6 +1,7 @@
 """The forked workers of ``jsonmatch score -j N`` (cli/fork_pool.py): results in order,
 errors in their turn, large messages both ways, a worker killed, a caller that stops
-reading, and no process left behind.
+reading, and no process left behind; this process running tasks too (``here``), the
+workers fed between its steps, and Ctrl-C while it does.
 
 Each test runs its pool in a fresh interpreter (a script of its own): fork is for a process
 with one thread, and a pytest-xdist worker runs several. The tasks are functions the script
@@ -56,9 +57,10 @@ def gone(pid):
 """
 
 
-def _run(body: str, timeout: float = 60) -> dict[str, object]:
-    """The script's JSON, printed on its last line."""
-    code = _PRELUDE + textwrap.dedent(body)
+def _run(body: str, timeout: float = 60, hands: bool = False) -> dict[str, object]:
+    """The script's JSON, printed on its last line; with ``hands``, the tasks of
+    :data:`_HANDS` defined too."""
+    code = _PRELUDE + (_HANDS if hands else "") + textwrap.dedent(body)
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -271,3 +273,203 @@ def test_released_workers_exit_before_the_pool_is_closed():
                           "left": pool.workers}))
     """)
     assert out == {"got": list(range(6)), "workers": 2, "ended": 2, "left": []}
+
+
+# -- this process as one of the hands (``here``): ``-j N`` is it and N - 1 workers
+
+_HANDS = """
+def ours(i, pause, hold=0.0):
+    # this process's own task: its steps, the pool fed between them
+    started = time.monotonic()
+    while time.monotonic() - started < hold:
+        time.sleep(0.005)
+        pause()
+    return (os.getpid(), i, started, time.monotonic())
+
+def theirs(i, hold=0.0):
+    started = time.monotonic()
+    time.sleep(hold)
+    return (os.getpid(), i, started, time.monotonic())
+"""
+
+
+def test_this_process_takes_the_tasks_no_worker_has_room_for_in_order():
+    """One worker with a window of two: the third task and every one the worker has no
+    room for runs here; results come in the tasks' order whoever ran them, and a result
+    made here is the very object (no pickle: a lambda could not travel through a pipe)."""
+    out = _run(
+        """
+        pool = ForkPool(1)
+        made = []
+        def here(i, hold, pause):
+            value = ours(i, pause, hold)
+            made.append(lambda: i)  # (unpicklable: kept here)
+            return value + (made[-1],)
+        got = list(pool.map(theirs, iter([(i, 0.01) for i in range(30)]), 2, here))
+        pool.close()
+        mine = [r for r in got if r[0] == os.getpid()]
+        print(json.dumps({
+            "order": [r[1] for r in got],
+            "here": len(mine), "there": len(got) - len(mine),
+            "third": got[2][0] == os.getpid(),
+            "same": all(r[4] is made[k] for k, r in enumerate(mine)),
+        }))
+    """,
+        hands=True,
+    )
+    assert out["order"] == list(range(30)) and out["third"] is True and out["same"] is True
+    # both took a share (each task 10 ms: neither can have taken them all)
+    assert out["here"] >= 5 and out["there"] >= 5 and out["here"] + out["there"] == 30
+
+
+def test_the_workers_are_fed_while_this_process_runs_a_long_task():
+    """Task 2 runs here for 0.6 s, calling ``pause`` every 5 ms; the worker (a window of
+    two, each of its tasks 20 ms) is given its next tasks meanwhile, up to the pool's bound
+    on results waiting (two a window, a hand: 8 placed and not taken, task 2 among them):
+    tasks 3 to 7 start while task 2 runs, task 8 only once its result is taken."""
+    out = _run(
+        """
+        pool = ForkPool(1)
+        def here(i, hold, pause):
+            return ours(i, pause, 0.6 if i == 2 else 0.0)
+        got = list(pool.map(theirs, iter([(i, 0.02) for i in range(40)]), 2, here))
+        pool.close()
+        long_one = got[2]
+        during = [r[1] for r in got
+                  if r[0] != os.getpid() and long_one[2] <= r[2] <= long_one[3]]
+        print(json.dumps({"order": [r[1] for r in got], "here": long_one[0] == os.getpid(),
+                          "during": during}))
+    """,
+        hands=True,
+    )
+    assert out["order"] == list(range(40)) and out["here"] is True
+    # (without the pauses, only the two sent before task 2 began: 0 and 1)
+    assert {3, 4, 5, 6, 7} <= set(out["during"]) and 8 not in out["during"]
+
+
+def test_an_error_of_a_task_run_here_comes_in_its_turn_and_the_pool_goes_on():
+    out = _run(
+        """
+        pool = ForkPool(1)
+        def here(i, hold, pause):
+            if i == 6:
+                raise ValueError("refused here")
+            return ours(i, pause)
+        seen = []
+        try:
+            for r in pool.map(theirs, iter([(i, 0.005) for i in range(20)]), 2, here):
+                seen.append(r[1])
+        except ValueError as exc:
+            error = str(exc)
+        after = [r[1] for r in pool.map(theirs, iter([(100 + i,) for i in range(5)]), 2)]
+        pool.close()
+        print(json.dumps({"seen": seen, "error": error, "after": after}))
+    """,
+        hands=True,
+    )
+    assert out == {"seen": list(range(6)), "error": "refused here", "after": list(range(100, 105))}
+
+
+def test_a_worker_killed_while_this_process_scores_is_named_in_its_turn():
+    """The worker dies on the first task from task 3 on that it is given; the results
+    before that task's turn come first (those this process made among them), then
+    WorkerStopped, and no process is left."""
+    out = _run(
+        """
+        pool = ForkPool(1)
+        def task(i):  # (run by the worker only)
+            if i >= 3:
+                die()
+            return theirs(i, 0.01)
+        def here(i, pause):
+            return ours(i, pause, 0.01)
+        seen = []
+        try:
+            for r in pool.map(task, iter([(i,) for i in range(40)]), 2, here):
+                seen.append(r[1])
+        except WorkerStopped as exc:
+            error = str(exc)
+        pids = [w.pid for w in pool.workers]
+        pool.close(stop=True)
+        print(json.dumps({"seen": seen, "error": error, "gone": [gone(p) for p in pids]}))
+    """,
+        hands=True,
+    )
+    # tasks 0 and 1 are the worker's (it gets its window first), task 2 this process's
+    assert out["seen"] == list(range(len(out["seen"]))) and len(out["seen"]) >= 3
+    assert "killed by SIGKILL" in out["error"] and out["gone"] == [True]
+
+
+def test_ctrl_c_during_a_task_run_here_stops_the_workers():
+    """Ctrl-C (KeyboardInterrupt) while this process runs a task of its own leaves the
+    map at once; leaving ``Workers`` on it stops a worker in a 30 s task, and no process
+    is left (cli/parallel.py, the run's own ``with``)."""
+    out = _run(
+        """
+        from pytest_jsonmatch.cli.parallel import Workers
+
+        def handle(chunk, pause=None):
+            if pause is not None:  # here: the worker holds its 30 s task by now
+                time.sleep(0.3)
+                pause()
+                raise KeyboardInterrupt
+            time.sleep(30)
+            return chunk
+
+        pids = []
+        started = time.monotonic()
+        try:
+            with Workers(2) as workers:
+                for _ in workers.map(handle, iter([[1], [2], [3], [4]])):
+                    pass
+        except KeyboardInterrupt:
+            interrupted = True
+        took = time.monotonic() - started
+        print(json.dumps({"interrupted": interrupted, "took": took}))
+    """,
+        hands=True,
+    )
+    # (waiting for the worker's task would take 30 s)
+    assert out["interrupted"] is True and out["took"] < 10
+
+
+def test_ctrl_c_leaves_no_worker_behind():
+    out = _run(
+        """
+        pool = ForkPool(2)
+        def here(i, hold, pause):
+            pause()
+            raise KeyboardInterrupt
+        work = pool.map(theirs, iter([(i, 30.0) for i in range(6)]), 2, here)
+        try:
+            next(work)
+        except KeyboardInterrupt:
+            interrupted = True
+        pids = [w.pid for w in pool.workers]
+        pool.close(stop=True)
+        print(json.dumps({"interrupted": interrupted, "workers": len(pids),
+                          "gone": [gone(p) for p in pids]}))
+    """,
+        hands=True,
+    )
+    assert out == {"interrupted": True, "workers": 2, "gone": [True, True]}
+
+
+def test_meanwhile_runs_once_after_the_first_tasks_are_on_their_way():
+    out = _run(
+        """
+        pool = ForkPool(1)
+        calls = []
+        def meanwhile():
+            calls.append((len(pool.workers), sum(w.running for w in pool.workers)))
+        def here(i, pause):
+            return ours(i, pause)
+        got = [r[1] for r in pool.map(theirs, iter([(i,) for i in range(10)]), 2, here,
+                                      meanwhile)]
+        pool.close()
+        print(json.dumps({"got": got, "calls": calls}))
+    """,
+        hands=True,
+    )
+    # one call, once the worker was forked and given its window of two
+    assert out == {"got": list(range(10)), "calls": [[1, 2]]}

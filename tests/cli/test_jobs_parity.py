@@ -1,9 +1,10 @@
 """jsonmatch score -j N: byte for byte what -j 1 gives (docs/cli.md), errors included. Each
 run's standard output (text, Markdown), its --report file (JSON), its standard error and its
 exit status are compared; only the report's run time is masked. Every dataset spans several
-chunks (64 records scored together, 256 sent to a worker at a time), so that errors reach
-workers and chunks are in flight when they come. With workers the lines are decoded there,
-not where the files are read: an error in a line must still come in its place."""
+chunks (64 records scored together, up to 256 handled at a time, by the command's process
+or a worker: -j 2 is the command and one worker), so that errors reach workers and chunks
+are in flight when they come. With workers the lines are decoded where the chunk is
+handled, not where the files are read: an error in a line must still come in its place."""
 
 from __future__ import annotations
 
@@ -293,3 +294,22 @@ def test_a_gold_record_scoring_refuses_before_an_unparsable_prediction_of_its_gr
         "jsonmatch: error: gold.jsonl line 10: expected is not valid JSON: Expecting value "
         "(line 1, column 1) (text starts 'not an object')\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("late_field", "jobs"), [(False, "3"), (True, "2")], ids=["guess-holds", "guess-redone"]
+)
+def test_many_chunks_shared_by_the_command_and_its_workers(tmp_path, late_field, jobs):
+    # 1,100 records by position: -j N scores chunks in the command's process and in
+    # workers, smaller ones near the end (cli/parallel.py); with a field only record 1,000
+    # has, the guessed schema is refused and every chunk is sketched, then scored again
+    gold: list = [record(i) for i in range(1100)]
+    if late_field:
+        gold[999]["note"] = "late"
+    args = dataset_files(tmp_path, gold, [answer(i) for i in range(1100)])
+    one = outputs(tmp_path, *args, jobs="1")
+    assert outputs(tmp_path, *args, jobs=jobs) == one
+    report = json.loads(one[3])
+    assert len(report["cases"]) == len(report["comparisons"]) == 1100
+    # the schema scored by: the late field is in it only where a record has it
+    assert ("note" in report["fields"]) is late_field

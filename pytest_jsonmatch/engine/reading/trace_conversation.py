@@ -50,7 +50,7 @@ from .agent_messages import (
     read_arguments,
 )
 from .intake import _FAST_DEPTH, _PLAIN_SCALARS, _plain_depth
-from .trace_chat import _SCAN, SHORT_JSON, agent_output, output
+from .trace_chat import _SCAN, SHORT_JSON, agent_output, json_text, output
 from .trace_formats import Span
 from .trace_messages import (
     AGENT,
@@ -136,7 +136,7 @@ class _Other(Exception):
     that it cannot read: the general reading raises what it finds, where it finds it)."""
 
 
-_NO = object()  # (a function that names no arguments: _chat reads them as {})
+_OUTPUT = "gen_ai.output.messages"
 _OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it did not fail)
 
 
@@ -266,19 +266,59 @@ class _Straight:
     def model_call(self, span: Span) -> None:
         """As ``run_messages`` reads a model call: its reply, its calls' ids given where
         they have none."""
+        at = len(self.read)
+        if self._parts(span):
+            self.steps.append(step_of(span, CHAT, at))
+            return
         reply = _said(span, self.where, output)
-        at = None
         if reply is not None:
-            at = len(self.read)
             listed = reply.get("tool_calls")
             for number, call in enumerate(listed or []):
                 if isinstance(call, dict) and not call.get("id"):
                     call["id"] = f"{span.span_id}.{number}"
-            if not self._reply(reply, listed):
+            if not self._chat_reply(reply, listed):
                 self.chat(reply, True)
-        self.steps.append(step_of(span, CHAT, at))
+        self.steps.append(step_of(span, CHAT, at if reply is not None else None))
 
-    def _reply(self, reply: dict[str, Any], listed: object) -> bool:
+    def _parts(self, span: Span) -> bool:
+        """A model call's reply given as ``gen_ai.output.messages`` JSON text of GenAI
+        messages, its first an assistant's of text and tool call parts, read as
+        ``trace_chat.output`` then :meth:`_chat_reply` read it, without the chat message
+        made; False, and nothing read, where it is given otherwise."""
+        value = span.attributes.get(_OUTPUT)
+        if type(value) is not str:
+            return False
+        try:
+            listed = json_text(value, _OUTPUT)
+        except (ValueError, ParseError):
+            return False  # (output's own error, raised by it)
+        if type(listed) is not list or not listed or str in map(type, listed):
+            return False  # (none; or a message given as text, read by output)
+        message = listed[0]
+        if type(message) is not dict or message.get("role") != "assistant":
+            return False
+        parts: Any = message.get("parts", [])
+        if type(parts) is not list:
+            return False
+        texts: list[str] = []
+        calls: list[tuple[object, object, object]] = []
+        for part in parts:
+            kind = part.get("type") if type(part) is dict else None
+            if kind == "text":
+                content = part.get("content")
+                if type(content) is str:
+                    texts.append(content)
+            elif kind == "tool_call":
+                call_id, arguments = part.get("id"), part.get("arguments")
+                if not call_id:
+                    call_id = f"{span.span_id}.{len(calls)}"
+                calls.append((call_id, part.get("name"), {} if arguments is None else arguments))
+            # (a part of another kind, reasoning or media, is no step; a tool's result is
+            # a message before the reply, which output leaves)
+        text = "\n".join(texts) if texts else None
+        return self._reply(text, calls or None)
+
+    def _chat_reply(self, reply: dict[str, Any], listed: object) -> bool:
         """A model call's reply as ``trace_chat`` makes it of GenAI parts (``{role:
         assistant, content: text or null, tool_calls?: [{id, type, function: {name,
         arguments}}]}``) read as :meth:`chat` reads it, in fewer steps; False where it is
@@ -291,18 +331,30 @@ class _Straight:
             or (listed is not None and type(listed) is not list)
         ):
             return False
+        calls: list[tuple[object, object, object]] = []
+        for call in listed or ():
+            if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
+                return False
+            function = call.get("function")
+            if type(function) is not dict or len(function) != 2 or "arguments" not in function:
+                return False
+            calls.append((call.get("id"), function.get("name"), function["arguments"]))
+        return self._reply(content, calls if listed is not None else None)
+
+    def _reply(
+        self, content: str | None, listed: list[tuple[object, object, object]] | None
+    ) -> bool:
+        """An assistant's reply, its text ``content`` and its calls (``listed``: each one's
+        id, name and arguments; None: the reply holds no ``tool_calls``), read as
+        :meth:`chat` reads ``{role: assistant, content, tool_calls?: [{id, type: function,
+        function: {name, arguments}}]}``; False, and nothing read, where :meth:`chat` must
+        read it."""
         index = len(self.read)
         where = f"messages[{index}]"
         deep = 1 if listed is None else 2
         calls: list[ToolCall] = []
-        for j, call in enumerate(listed or ()):
-            if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
-                return False
-            call_id, function = call.get("id"), call.get("function")
-            if type(call_id) is not str or type(function) is not dict or len(function) != 2:
-                return False
-            name, arguments = function.get("name"), function.get("arguments", _NO)
-            if type(name) is not str:
+        for j, (call_id, name, arguments) in enumerate(listed or ()):
+            if type(call_id) is not str or type(name) is not str:
                 return False
             at = f"{where}.tool_calls[{j}].function"
             if type(arguments) is str:

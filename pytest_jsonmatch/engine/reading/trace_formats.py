@@ -278,28 +278,34 @@ def in_attribute(key: str, exc: ParseError) -> ParseError:
 
 
 def json_span(raw: RawSpan, budget: Budget) -> Span:
-    """A span of an OTLP JSON file read whole."""
-    get = raw.data.get
-    status = get("status") or {}
-    kind, code = get("kind", 0), status.get("code", 0) if type(status) is dict else None
-    start, end = get("startTimeUnixNano", 0), get("endTimeUnixNano", 0)
-    events = get("events")
+    """A span of an OTLP JSON file read whole. (This runs once for every span of a run:
+    each field is read in place where it is of the form the Collector writes.)"""
+    trace_id, span_id, parent_id, name, data, _, _, _ = raw
+    get = data.get
+    status = get("status") or _EMPTY
+    kind, start, end = get("kind", 0), get("startTimeUnixNano", 0), get("endTimeUnixNano", 0)
+    code = status.get("code", 0) if type(status) is dict else None
+    message = status.get("message", "") if type(status) is dict else ""
+    listed, events = get("attributes"), get("events")
     fields = (
-        raw.trace_id,
-        raw.span_id,
-        raw.parent_id,
-        raw.name,
+        trace_id,
+        span_id,
+        parent_id,
+        name,
         KINDS[kind] if type(kind) is int and 0 <= kind < 6 else _enum(kind, KINDS, "SPAN_KIND_"),
         int(start)
         if type(start) is str and start.isdecimal()
         else _nanos(start, "startTimeUnixNano"),
         int(end) if type(end) is str and end.isdecimal() else _nanos(end, "endTimeUnixNano"),
         STATUSES[code] if type(code) is int and 0 <= code < 3 else _status(status),
-        str(status.get("message", "")),
-        json_attributes(get("attributes"), budget),
+        message if type(message) is str else str(message),
+        json_attributes(listed, budget) if listed else {},
         _json_events(events, budget) if events else (),
     )
     return tuple.__new__(Span, fields)  # (as Span(*fields), without its constructor's call)
+
+
+_EMPTY: dict[str, Any] = {}  # (a span's status where it has none)
 
 
 def _json_events(events: object, budget: Budget) -> tuple[SpanEvent, ...]:

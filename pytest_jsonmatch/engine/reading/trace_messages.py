@@ -139,26 +139,28 @@ def _kinds(spans: Sequence[Span], depth: Mapping[str, int]) -> dict[str, str]:
     its children (spans ordered by their start, as a tracer starts them), else in the
     order of their levels. What a span passes to its children, the model call and the tool
     it is in (None: none), is kept only where it is in one."""
-    done: set[str] = set()  # (``depth`` holds every span of the trace, by its id)
-    for span in spans:
-        parent = span.parent_id
-        if parent is not None and parent in depth and parent not in done:
-            return _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]))
-        done.add(span.span_id)
-    return _kinds_in(spans)
+    kinds = _kinds_in(spans, depth)
+    if kinds is None:  # (a child before its parent: read again by their levels)
+        kinds = _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]), None)
+        assert kinds is not None
+    return kinds
 
 
-_OUTSIDE: tuple[str | None, str | None] = (None, None)
-
-
-def _kinds_in(ordered: Sequence[Span]) -> dict[str, str]:
-    """:func:`_kinds` of spans ordered so that each comes after its parent."""
+def _kinds_in(ordered: Sequence[Span], depth: Mapping[str, int] | None) -> dict[str, str] | None:
+    """:func:`_kinds` of spans ordered so that each comes after its parent; where
+    ``depth`` is given, None as soon as a span comes before its parent in the trace."""
     kinds: dict[str, str] = {}
     # (the model call and the tool a span's children are in, for the spans in either)
     inside: dict[str, tuple[str | None, str | None]] = {}
+    done: set[str] = set()
     for span in ordered:
-        span_id, kind = span.span_id, operation(span)
-        held = inside.get(span.parent_id) if span.parent_id else None
+        span_id, parent = span.span_id, span.parent_id
+        if depth is not None:
+            if parent is not None and parent not in done and parent in depth:
+                return None
+            done.add(span_id)
+        kind = operation(span)
+        held = inside.get(parent) if parent else None
         if held is None:  # (in no model call and no tool: nearly every step)
             if kind is not None:
                 kinds[span_id] = kind

@@ -621,6 +621,46 @@ def _given_id_twice_run(tracer: trace_api.Tracer) -> None:
                 tool.set_attributes({"gen_ai.tool.call.result": "r"})
 
 
+def _older_events_run(tracer: trace_api.Tracer) -> None:
+    """Semconv 1.28-1.36's events: the messages given, each a ``gen_ai.*.message`` event;
+    the reply a ``gen_ai.choice`` event, its calls in OpenAI's chat shape."""
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    with tracer.start_as_current_span("POST /run"):
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.add_event("gen_ai.user.message", {"content": "go"})
+            message = json.dumps({"role": "assistant", "tool_calls": [call]})
+            chat.add_event("gen_ai.choice", {"index": 0, "message": message})
+        attributes = {"gen_ai.tool.name": "f", "gen_ai.tool.call.id": "c1", "output.value": "r"}
+        with tracer.start_as_current_span("f", attributes=attributes):
+            pass
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.add_event("gen_ai.choice", {"index": 0, "message": '{"content": "done"}'})
+
+
+def _openinference_run(tracer: trace_api.Tracer) -> None:
+    """OpenInference's flattened messages; its tool span names its call's id."""
+    reply = "llm.output_messages.0.message"
+    with tracer.start_as_current_span("agent", attributes={"openinference.span.kind": "AGENT"}):
+        first = {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "go",
+            f"{reply}.role": "assistant",
+            f"{reply}.tool_calls.0.tool_call.id": "t1",
+            f"{reply}.tool_calls.0.tool_call.function.name": "f",
+            f"{reply}.tool_calls.0.tool_call.function.arguments": '{"a": 1}',
+        }
+        with tracer.start_as_current_span("ChatCompletion", attributes=first):
+            pass
+        tool = {"openinference.span.kind": "TOOL", "tool.name": "f", "tool_call.id": "t1"}
+        with tracer.start_as_current_span("f", attributes={**tool, "output.value": "r"}):
+            pass
+        last = {"openinference.span.kind": "LLM", f"{reply}.content": "done"}
+        with tracer.start_as_current_span("ChatCompletion", attributes=last):
+            pass
+
+
 # each run, and whether it is read straight (else by the general reading: a call the reader
 # makes for a tool span, a result found by name, an id that is no text or given twice)
 STRAIGHT_RUNS = {
@@ -630,6 +670,8 @@ STRAIGHT_RUNS = {
     "a model call answered by the genai conventions": (lambda tracer: ot.genai_run(tracer), True),
     "an output tool, structured results and arguments": (_output_tool_run, True),
     "an id given twice": (_given_id_twice_run, False),
+    "the older gen_ai events": (_older_events_run, True),
+    "openinference's flattened messages": (_openinference_run, True),
 }
 
 
