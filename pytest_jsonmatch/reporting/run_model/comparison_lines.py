@@ -135,16 +135,63 @@ def result_line(
         or result.conformance is not None
     ):
         return None
-    parts = _plain_parts(
-        (case_id, case_id, result.metric, "", place[0], "case", ""),
-        (result.score, threshold, result.precision, result.recall, result.f1),
-        PASSED if passed else FAILED,
-        (0, 0, place[1]),
+    number = _float_text
+    score, precision, recall, f1 = (
+        number(result.score),
+        number(result.precision),
+        number(result.recall),
+        number(result.f1),
     )
-    if parts is None:
+    line_at = place[1]
+    # (a threshold not a float is no float's text: 1 and 1.0 are one key of a dict)
+    known = (
+        _RUN_TEXTS.get((result.metric, place[0], threshold)) if type(threshold) is float else None
+    )
+    if known is None and type(threshold) is float:
+        known = _run_texts(result.metric, place[0], threshold)
+    if (
+        score is None
+        or precision is None
+        or recall is None
+        or f1 is None
+        or known is None
+        or type(case_id) is not str
+        or not (line_at is None or type(line_at) is int)
+    ):
         return None
     text = rows if rows is not None else fields_text(result.fields, mode, heads)
-    return None if text is None else parts[0] + text + parts[1] + "}"
+    if text is None:
+        return None
+    metric, threshold_text, file = known
+    case = _encode_str(case_id)
+    return (
+        f'{{"heads": 0, "case_id": {case}, "nodeid": {case}, "seq": 0, "repeat": 0, '
+        f'"metric": {metric}, "status": {_STATUSES[PASSED if passed else FAILED]}, '
+        f'"score": {score}, "threshold": {threshold_text}, "precision": {precision}, '
+        f'"recall": {recall}, "f1": {f1}, "error": "", "file": {file}, '
+        f'"line": {"null" if line_at is None else repr(line_at)}, "fields": [{text}], '
+        '"pairings": [], "floor_failures": [], "source": "case", "recording": ""}'
+    )
+
+
+# (metric, file, threshold) -> their texts in a result's line (result_line), kept per run
+_RUN_TEXTS: dict[tuple[object, object, object], tuple[str, str, str] | None] = {}
+
+
+def _run_texts(metric: object, file: object, threshold: object) -> tuple[str, str, str] | None:
+    """The texts of what a dataset's result lines share (:func:`result_line`), kept; None
+    where one is not a string or the threshold not a finite float."""
+    threshold_text = _float_text(threshold)
+    if type(metric) is not str or type(file) is not str or threshold_text is None:
+        return None
+    if len(_RUN_TEXTS) >= 64:
+        _RUN_TEXTS.clear()
+    found = _RUN_TEXTS[(metric, file, threshold)] = (
+        _encode_str(metric),
+        threshold_text,
+        _encode_str(file),
+    )
+    return found
 
 
 def _plain_parts(
@@ -295,6 +342,10 @@ def _sides(expected: Any, actual: Any, mode: str) -> tuple[str, tuple[Any, ...]]
     return sides, tuple(values)
 
 
+# (metric, file, group) -> their texts in a case's line (case_line): a dataset's cases share them
+_CASE_TEXTS: dict[tuple[object, object, object], tuple[str, str, str]] = {}
+
+
 def case_line(case: CaseResult, group_by: str) -> str:
     """``json_line(case_dict(case, group_by))``: from a template when the case holds only
     strings, whole numbers and finite floats and nothing optional but a conformance count
@@ -333,8 +384,14 @@ def case_line(case: CaseResult, group_by: str) -> str:
         return json_line(case_dict(case, group_by))
     encode = _encode_str
     try:
-        case_id, metric, error = encode(case.case_id), encode(case.metric), encode(case.error)
-        file, group = encode(case.file), encode(group_key(case, group_by))
+        case_id, error = encode(case.case_id), encode(case.error)
+        shared = (case.metric, case.file, group_key(case, group_by))
+        texts = _CASE_TEXTS.get(shared)
+        if texts is None:
+            if len(_CASE_TEXTS) >= 64:
+                _CASE_TEXTS.clear()
+            texts = _CASE_TEXTS[shared] = (encode(shared[0]), encode(shared[1]), encode(shared[2]))
+        metric, file, group = texts
     except TypeError:  # a value that is not a string
         return json_line(case_dict(case, group_by))
     line = "null" if case.line is None else repr(case.line)
