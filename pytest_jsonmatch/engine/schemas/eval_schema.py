@@ -665,13 +665,27 @@ _ITEMS: dict[tuple[object, ...], tuple[object, SchemaNode]] = {}
 
 def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -> SchemaNode:
     """``infer_node(elements, registry)``: the node of an array's elements, as field_f1
-    without a schema infers it for every array it meets. Where the elements are scalars or
-    objects of scalars, the node is kept by their *skeleton* (each element's type, or its
-    keys in order and their values' types): what infer_node reads of them, so equal
-    skeletons infer equal nodes. The kept node is the same object each time, and with it
-    the scorers generated for its objects' shapes (generated_scorers.py), which a node
-    inferred per array made afresh for every comparison."""
-    skeleton = _skeleton(elements) if KEEP_ITEMS else None
+    without a schema infers it for every array it meets. Elements whose first value that
+    is not null is a scalar have that scalar's shared leaf (what infer_node reads of them).
+    Where the elements are objects of scalars (and scalars), the node is kept by their
+    *skeleton* (each element's type, or its keys in order and their values' types): what
+    infer_node reads of them, so equal skeletons infer equal nodes. The kept node is the
+    same object each time, and with it the scorers generated for its objects' shapes
+    (generated_scorers.py), which a node inferred per array made afresh for every
+    comparison. A node is kept once the first object's keys recur (``_SIGHTED``): an
+    assertion's array, its keys its own, is inferred once and never kept."""
+    first: Any = None
+    for element in elements:
+        if element is not None:
+            first = element
+            break
+    if first is not None:
+        leaf = _leaf_table(registry).get(type(first))
+        if leaf is not None:
+            return leaf
+    if not KEEP_ITEMS or type(first) is not dict or not _sighted(registry, first):
+        return infer_node(elements, registry)
+    skeleton = _skeleton(elements)
     if skeleton is None:
         return infer_node(elements, registry)
     key = (id(registry), registry.generation, skeleton)
@@ -683,6 +697,24 @@ def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -
         _ITEMS.clear()
     _ITEMS[key] = (registry, node)  # (the registry held: its id is not reused meanwhile)
     return node
+
+
+# The first object's keys of the arrays met (with the registry's state), for inferred_items:
+# a skeleton is read, and its node kept, from the second array whose first object has them.
+_SIGHTED: dict[tuple[object, ...], None] = {}
+_SIGHTED_LIMIT = 4096
+
+
+def _sighted(registry: Registry | Binder, first: dict[str, Any]) -> bool:
+    """Whether an array whose first object has ``first``'s keys was met before (counted
+    now)."""
+    key = (id(registry), registry.generation, *first)
+    if key in _SIGHTED:
+        return True
+    if len(_SIGHTED) >= _SIGHTED_LIMIT:
+        _SIGHTED.clear()
+    _SIGHTED[key] = None
+    return False
 
 
 def _skeleton(elements: Sequence[JsonValue]) -> tuple[object, ...] | None:

@@ -2,7 +2,8 @@
 skeleton (``eval_schema.inferred_items``, switch ``KEEP_ITEMS``; docs/architecture.md, "Fast
 paths"): the kept node is the node ``infer_node`` gives any elements of that skeleton, and a
 comparison scores the same to the bit with the switch off, and on with the node (and the
-scorers generated for it) kept from other arrays of the same skeleton.
+scorers generated for it) kept from other arrays of the same skeleton. A node is kept once
+its first object's keys recur (``_SIGHTED``); elements led by a scalar have its shared leaf.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ def keeping(on: bool) -> Iterator[None]:
     before = eval_schema.KEEP_ITEMS
     eval_schema.KEEP_ITEMS = on
     eval_schema._ITEMS.clear()
+    eval_schema._SIGHTED.clear()
     try:
         yield
     finally:
         eval_schema.KEEP_ITEMS = before
         eval_schema._ITEMS.clear()
+        eval_schema._SIGHTED.clear()
 
 
 def sibling(value: Any) -> Any:
@@ -85,10 +88,25 @@ def test_the_node_kept_for_a_skeleton_is_the_one_inferred_from_any_elements_of_i
     elements: list[Any],
 ) -> None:
     with keeping(True):
+        first = inferred_items(elements, REGISTRY)  # (its keys sighted: not kept yet)
         inferred_items(retyped(elements), REGISTRY)  # kept for another skeleton
         kept = inferred_items(sibling(elements), REGISTRY)  # kept for this one
         assert inferred_items(elements, REGISTRY) is kept
         assert _as_mapping(kept) == _as_mapping(infer_node(elements, REGISTRY))
+        assert _as_mapping(first) == _as_mapping(kept)
+
+
+@SETTINGS
+@given(elements=ELEMENTS)
+def test_elements_led_by_a_scalar_have_its_shared_leaf(elements: list[Any]) -> None:
+    # (what infer_node gives them: the very node, kept or not)
+    for on in (True, False):
+        with keeping(on):
+            node = inferred_items(elements, REGISTRY)
+            assert _as_mapping(node) == _as_mapping(infer_node(elements, REGISTRY))
+            lead = next((e for e in elements if e is not None), None)
+            if lead is None or type(lead) is not dict:
+                assert node is infer_node(elements, REGISTRY)
 
 
 def test_the_switch_turns_the_keeping_off() -> None:
@@ -96,7 +114,9 @@ def test_the_switch_turns_the_keeping_off() -> None:
     nested elements are never kept."""
     one, other = [{"sku": "a", "n": 1}], [{"sku": "b", "n": 2}]
     with keeping(True):
+        seen = inferred_items(one, REGISTRY)  # the keys met once: inferred, not kept
         assert inferred_items(one, REGISTRY) is inferred_items(other, REGISTRY)
+        assert seen is not inferred_items(one, REGISTRY)
         nested = [{"sku": "a", "tags": ["x"]}]
         assert inferred_items(nested, REGISTRY) is not inferred_items(nested, REGISTRY)
     with keeping(False):
