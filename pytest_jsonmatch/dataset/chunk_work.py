@@ -39,7 +39,7 @@ from ..reporting.run_model.spool import json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, comparison_of, score_chunk
 from .sketch import SchemaSketch
-from .spans import Span, span_gold, span_pairs
+from .spans import FileRange, Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ class Packed(Slotted):
 
 Chunk = Sequence[Pair] | Packed | Span  # a chunk as it travels: listed, pickled once, or a span
 T = TypeVar("T")
+Pause = Callable[[], None]  # what a step calls between its groups of pairs (parallel.py)
 
 SCORED_TOGETHER = 64  # pairs in one score_records call (one configuration for them)
 
@@ -113,6 +114,21 @@ def _value(packed_value: Any) -> Any:
     if type(packed_value) is tuple:
         return Undecoded(*packed_value)
     return NO_PREDICTION if isinstance(packed_value, _Absent) else packed_value
+
+
+def joined(spans: Sequence[Span]) -> Span:
+    """Spans that follow one another in the same files, as one span."""
+    first, last = spans[0], spans[-1]
+    if len(spans) == 1:
+        return first
+    return Span(
+        FileRange(first.gold.path, first.gold.start, last.gold.end, first.gold.lines),
+        FileRange(first.pred.path, first.pred.start, last.pred.end, first.pred.lines),
+        first.first,
+        sum(span.records for span in spans),
+        first.gold_field,
+        first.pred_field,
+    )
 
 
 def ready() -> None:
@@ -163,21 +179,29 @@ def _decoded(pairs: Sequence[Pair]) -> tuple[list[Pair], RecordError | None]:
     return out, None
 
 
-def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> SchemaSketch:
+def sketch_part(
+    chunk: Chunk, metric: str, options: Mapping[str, Any], pause: Pause | None = None
+) -> SchemaSketch:
     """The schema sketch of the chunk's gold records, read as the run's ``ignore`` reads
-    them (RecordError naming the record that cannot be read)."""
+    them (RecordError naming the record that cannot be read); ``pause`` called after each
+    SCORED_TOGETHER records."""
     cfg = configure(metric_named(metric), dict(options))
     skip = cfg.is_skipped if cfg.skip_patterns else None
     sketch = SchemaSketch()
     if isinstance(chunk, Span):  # the gold records alone, without the door where it can tell
-        for value, depth in span_gold(chunk):
+        for at, (value, depth) in enumerate(span_gold(chunk), 1):
             if depth <= SHALLOW:
                 sketch.add_decoded(value, depth)
             else:
                 sketch.add(value, skip)
+            if pause is not None and at % SCORED_TOGETHER == 0:
+                pause()
         return sketch
     pairs, error = _decoded(unpacked(chunk))
-    _sketched(sketch, pairs, skip)
+    for start in range(0, len(pairs), SCORED_TOGETHER):
+        _sketched(sketch, pairs[start : start + SCORED_TOGETHER], skip)
+        if pause is not None:
+            pause()
     if error is not None:
         raise error
     return sketch
@@ -258,20 +282,23 @@ class Keeps(HashedSlotted):
         self.case_scores, self.guess = case_scores, guess
 
 
-def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
+def score_part(
+    chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pause | None = None
+) -> Part:
     """The chunk scored and made into a :class:`Part`, SCORED_TOGETHER pairs at a time, each
     group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
     the order one process meets them, scoring the pairs read before a line that is not JSON
-    before that line's error. The part carries what the LLM judge did for its records
-    (requests, tokens, cost), counted in the process that scored them."""
+    before that line's error; ``pause`` called after each group. The part carries what the
+    LLM judge did for its records (requests, tokens, cost), counted in the process that
+    scored them."""
     with REGISTRY.judge_tab() as tab:
-        part = _scored_part(chunk, settings, keeps)
+        part = _scored_part(chunk, settings, keeps, pause)
     judged = tab.figures()
     part.judge = cast("JudgeDict", judged) if judged is not None else None
     return part
 
 
-def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
+def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pause | None) -> Part:
     pairs = unpacked(chunk)
     aggregates = Aggregates(settings.group_by)
     cases: list[str] = []
@@ -337,6 +364,8 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
             )
         if error is not None:
             raise error
+        if pause is not None:
+            pause()
     part.case_lines = len(cases)
     part.sketch = sketch if sketched else None
     part.cases = _joined(cases)
