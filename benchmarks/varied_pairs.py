@@ -346,3 +346,37 @@ def _ba(ours: Callable[[], None], theirs: Callable[[], None]) -> tuple[list[floa
 
     mine = refs._timed(ours)
     return [mine], [refs._timed(theirs)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The four varied rows alone (with ``--corpus N``, the corpus pair rows of
+    references.py first), one JSON line a row with the load average: docs/performance.md's
+    issue 99 figures, one process per source tree (``PYTHONPATH=TREE``), the trees in turn."""
+    import json
+    import os
+    import sys
+
+    import references as refs
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--runs", type=int, default=7, help="timed runs a row (default 7)")
+    parser.add_argument("--pairs", type=int, default=SIZE, help=f"pairs a set (default {SIZE})")
+    parser.add_argument("--corpus", type=int, default=0, help="corpus pairs (default: none)")
+    args = parser.parse_args(argv)
+
+    def row(section: str, case: str, ours: Any, baseline: str, theirs: Any, *rest: Any) -> Any:
+        ratio, _target, status, runs, note = rest
+        return {"case": case, "ours_s": ours, "theirs_s": theirs, "ratio": ratio, "note": note}
+
+    found: list[Any] = []
+    if args.corpus:
+        corpus_args = argparse.Namespace(runs=args.runs, ref_pairs=args.corpus)
+        found += refs.pair_rows(corpus_args, row)
+    found += rows(argparse.Namespace(runs=args.runs, ref_pairs=args.pairs), row)
+    load = os.getloadavg()
+    for one in found:
+        sys.stdout.write(json.dumps({**one, "load": [round(x, 2) for x in load]}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
