@@ -203,7 +203,7 @@ def _typed(i: int, kind: str, exact: bool, places: tuple[str, str, str], keep: b
         *["    " + line for line in _start(i, child, "matched", keep)],
     ]
     lines.append(
-        f"                append(h + {_written(kind, 'o')} + ']')"
+        f"                append(f'{{h}}{{{_written(kind, 'o')}}}]')"
         if keep
         else "                append(h)"
     )
@@ -216,8 +216,8 @@ def _typed(i: int, kind: str, exact: bool, places: tuple[str, str, str], keep: b
         lines += [
             f"            elif {both}:",
             *["    " + line for line in _start(i, child, "missed", keep)],
-            "                append(h + "
-            f"{_written(kind, f'v{i}')} + ', ' + {_written(kind, 'o')} + ']')"
+            f"                append(f'{{h}}{{{_written(kind, f'v{i}')}}}, "
+            f"{{{_written(kind, 'o')}}}]')"
             if keep
             else "                append(h)",
             f"                append(miss{i})",
@@ -298,7 +298,7 @@ def _match_row(i: int, child: str, fld: str, act: str, keep: bool) -> list[str]:
         "                " + _field_result(i, "MATCH", "1.0", "o", child, fld, act),
         "            else:",
         *["    " + line for line in start],
-        "                append(h + t + ']')",
+        "                append(f'{h}{t}]')",
         f"                append(hit{i})",
     ]
 
@@ -320,7 +320,7 @@ def _mismatch_row(i: int, child: str, fld: str, act: str, keep: bool) -> list[st
         "                " + _field_result(i, "MISMATCH", "0.0", "o", child, fld, act),
         "            else:",
         *["    " + line for line in start],
-        "                append(h + te + ', ' + ta + ']')",
+        "                append(f'{h}{te}, {ta}]')",
         f"                append(miss{i})",
     ]
 

@@ -82,29 +82,35 @@ class RowWriter:
         return self._merged(fields)
 
     def _merged(self, fields: list[Any]) -> list[Tally]:
-        """:meth:`took` for fields among which are FieldResults (or tallies of the tally
-        form, whose rows no one wrote: the record is given up)."""
+        """:meth:`took` for fields among which are FieldResults: the runs of rows and
+        tallies between them taken by slices, each run of FieldResults written as rows; a
+        tally of the tally form, whose row no one wrote, makes the record given up."""
+        kinds = list(map(type, fields))
         parts: list[str] = []
         tallies: list[Tally] = []
-        pending: list[FieldResult] = []
         made = len(self.table) > self._mark  # (heads the scorers made, in their order)
         usable, at, count = True, 0, len(fields)
         while at < count:
-            item = fields[at]
-            if type(item) is str:
-                usable = usable and self._flushed(pending, parts, made, True)
-                parts.append(item)
-                tallies.append(fields[at + 1])
-                at += 2
-                continue
-            if type(item) is tuple:  # a tally no row was written for
-                usable = False
-                tallies.append(item)
-            else:
-                pending.append(item)
-                tallies.append(tally(item[7], item[1], item[2]))
-            at += 1
-        usable = usable and self._flushed(pending, parts, made, False)
+            try:
+                found = kinds.index(FieldResult, at)
+            except ValueError:
+                found = count
+            if found > at:  # rows, each followed by its tally
+                texts, counted = kinds[at:found:2], kinds[at + 1 : found : 2]
+                if (found - at) % 2 or not set(texts) <= _TEXT or not set(counted) <= _TALLY:
+                    usable = False
+                    tallies += [item for item in fields[at:found] if type(item) is not str]
+                else:
+                    parts.append(", ".join(fields[at:found:2]))
+                    tallies += fields[at + 1 : found : 2]
+            end = found
+            while end < count and kinds[end] is FieldResult:
+                end += 1
+            if end > found:
+                run = fields[found:end]
+                tallies += [tally(item[7], item[1], item[2]) for item in run]
+                usable = usable and self._flushed(run, parts, made, end < count)
+            at = end
         if usable:
             self.text = ", ".join(parts)
         else:
@@ -114,15 +120,11 @@ class RowWriter:
     def _flushed(
         self, pending: list[FieldResult], parts: list[str], made: bool, more: bool
     ) -> bool:
-        """The FieldResults in ``pending`` written as rows onto ``parts`` (and ``pending``
-        emptied); False where that cannot be the report's text: a head made for one of them
-        after heads the scorers made for fields after it (``made``, ``more``), or a field
-        counting for other than 1."""
-        if not pending:
-            return True
+        """The FieldResults in ``pending`` written as rows onto ``parts``; False where that
+        cannot be the report's text: a head made for one of them after heads the scorers
+        made for fields after it (``made``, ``more``), or a field counting for other than 1."""
         before = len(self.table)
         text = fields_text(pending, self.mode, self.table)
-        pending.clear()
         if text is None or (made and more and len(self.table) > before):
             return False
         if text:
