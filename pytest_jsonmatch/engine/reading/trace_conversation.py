@@ -50,7 +50,7 @@ from .agent_messages import (
     read_arguments,
 )
 from .intake import _FAST_DEPTH, _PLAIN_SCALARS, _plain_depth
-from .trace_chat import _SCAN, SHORT_JSON, agent_output, json_text, output
+from .trace_chat import _SCAN, SHORT_JSON, Chat, agent_output, json_text, output
 from .trace_formats import Span
 from .trace_messages import (
     AGENT,
@@ -142,7 +142,7 @@ _OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it
 
 def straight_run(
     spans: Sequence[Span], depth: Mapping[str, int], where: Where
-) -> tuple[Conversation, tuple[TraceStep, ...]] | None:
+) -> tuple[Conversation, tuple[TraceStep, ...], list[object]] | None:
     """The run of ``spans`` (in the order they start; ``depth``: each span's level) read
     straight into the Conversation and the steps that ``trace_messages.run_messages`` then
     :func:`chat_conversation` (or the general reading) give, without its chat messages
@@ -170,7 +170,7 @@ def straight_run(
             reading.agent_answer(agent)
     except _Other:
         return None
-    return reading.conversation(), tuple(reading.steps)
+    return reading.conversation(), tuple(reading.steps), reading.chats
 
 
 def _arguments(text: str, what: str) -> dict[str, Any]:
@@ -211,6 +211,9 @@ class _Straight:
         self.steps: list[TraceStep] = []
         self.depth = 0
         self.ids: dict[str, tuple[int, int, bool] | None] = {}
+        # what each message's chat message is made of (chat_messages): the chat message, a
+        # reply of GenAI parts' text and calls, or a tool result's error (None: none)
+        self.chats: list[object] = []
         self.replied = False  # whether a message of the role ``assistant`` was read
         self.said: object = None  # the content of the last one
 
@@ -233,6 +236,7 @@ class _Straight:
         if deep > self.depth:
             self.depth = deep
         self.read.append(one)
+        self.chats.append(message)
         for k, call in enumerate(one.calls):
             self._made(call.id, index, k, modelled)
         for given in one.answers:
@@ -316,7 +320,10 @@ class _Straight:
             # (a part of another kind, reasoning or media, is no step; a tool's result is
             # a message before the reply, which output leaves)
         text = "\n".join(texts) if texts else None
-        return self._reply(text, calls or None)
+        if not self._reply(text, calls or None):
+            return False
+        self.chats.append((text, calls))
+        return True
 
     def _chat_reply(self, reply: dict[str, Any], listed: object) -> bool:
         """A model call's reply as ``trace_chat`` makes it of GenAI parts (``{role:
@@ -339,7 +346,10 @@ class _Straight:
             if type(function) is not dict or len(function) != 2 or "arguments" not in function:
                 return False
             calls.append((call.get("id"), function.get("name"), function["arguments"]))
-        return self._reply(content, calls if listed is not None else None)
+        if not self._reply(content, calls if listed is not None else None):
+            return False
+        self.chats.append(reply)
+        return True
 
     def _reply(
         self, content: str | None, listed: list[tuple[object, object, object]] | None
@@ -405,6 +415,7 @@ class _Straight:
         result = tuple.__new__(Answer, (call_id, None, status))
         where = f"messages[{index}]"
         self.read.append(tuple.__new__(Message, (TOOL, (), None, where, index, content, (result,))))
+        self.chats.append(error)
         self._answer(call_id, status)
         self.steps.append(step_of(span, TOOL_STEP, index, name, error))
 
@@ -427,3 +438,32 @@ class _Straight:
         out = tuple(self.read)
         first = next((m.item for m in out if m.role == ASSISTANT), len(out))
         return Conversation(out, None, first, self.depth)
+
+
+def chat_messages(read: Sequence[Message], chats: Sequence[object]) -> list[Chat]:
+    """The chat messages ``trace_messages.run_messages`` makes of a run read straight
+    (its messages ``read``; ``chats``: what :func:`straight_run` kept of each)."""
+    out: list[Chat] = []
+    for message, made in zip(read, chats):
+        if type(made) is dict:
+            out.append(made)
+        elif type(made) is tuple:  # (a reply of GenAI parts: its text and calls)
+            text, calls = made
+            reply: Chat = {"role": "assistant", "content": text}
+            if calls:
+                reply["tool_calls"] = [
+                    {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+                    for i, n, a in calls
+                ]
+            out.append(reply)
+        else:  # (a tool's result: what failed, None where nothing did)
+            result: Chat = {
+                "role": "tool",
+                "tool_call_id": message.answers[0].call_id,
+                "content": message.result,
+                "status": "ok" if made is None else "error",
+            }
+            if made is not None:
+                result["error"] = made
+            out.append(result)
+    return out

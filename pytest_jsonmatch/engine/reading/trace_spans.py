@@ -39,7 +39,7 @@ from ..core.values import JsonValue
 from .agent_messages import Conversation, conversation_of
 from .intake import read_json
 from .trace_chat import Chat
-from .trace_conversation import chat_conversation, straight_run
+from .trace_conversation import chat_conversation, chat_messages, straight_run
 from .trace_formats import (
     Budget,
     RawSpan,
@@ -79,10 +79,10 @@ class Trace(Slotted):
 
     A run read straight from its spans (``trace_conversation.straight_run``) holds its
     Conversation from the start, and makes its chat messages only when they are asked for
-    (``messages``: the span tree's marks, :meth:`run_json`), from its spans and ``levels``
-    (each span's level in its tree), as ``run_messages`` makes them."""
+    (``messages``: the span tree's marks, :meth:`run_json`), from the Conversation and
+    ``chats``, what the straight reading kept of each message."""
 
-    __slots__ = ("spans", "source", "trace_id", "_messages", "steps", "_read", "_levels")
+    __slots__ = ("spans", "source", "trace_id", "_messages", "steps", "_read", "_chats")
     _fields = ("spans", "source", "trace_id", "messages", "steps")
 
     def __init__(
@@ -93,24 +93,21 @@ class Trace(Slotted):
         messages: tuple[Chat, ...] | None,
         steps: tuple[TraceStep, ...],
         read: Conversation | None = None,
-        levels: dict[str, int] | None = None,
+        chats: list[object] | None = None,
     ) -> None:
         self.spans, self.source, self.trace_id = spans, source, trace_id
         self._messages, self.steps = messages, steps
-        self._read, self._levels = read, levels
+        self._read, self._chats = read, chats
 
     @property
     def messages(self) -> tuple[Chat, ...]:
         """The run's chat messages (made on first use where the run was read straight)."""
         if self._messages is None:
-            levels = self._levels or {}
+            assert self._read is not None and self._chats is not None
             with collector_paused():
-                made, _ = run_messages(self.spans, levels, self._where)
-            self._messages = tuple(made)
+                self._messages = tuple(chat_messages(self._read.messages, self._chats))
+            self._chats = None
         return self._messages
-
-    def _where(self, span: Span) -> str:
-        return f"{self.source} span {span.span_id} ({span.name!r})"
 
     def run_json(self) -> dict[str, JsonValue]:
         """The run's JSON form, as ``agents/agent_run.py`` reads it: its messages, and no
@@ -195,8 +192,9 @@ def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
     spans.sort(key=_START)
 
     straight = straight_run(spans, depth, where)
+    chats: list[object] | None = None
     if straight is not None:
-        read, steps = straight
+        read, steps, chats = straight
         messages = None
     else:
         made, steps = run_messages(spans, depth, where)
@@ -207,7 +205,7 @@ def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
             f"{len(spans)} spans (gen_ai.operation.name chat, execute_tool, invoke_agent; "
             f"openinference.span.kind LLM, TOOL, AGENT): no run to read"
         )
-    return Trace(tuple(spans), name, chosen_id, messages, steps, read, depth)
+    return Trace(tuple(spans), name, chosen_id, messages, steps, read, chats)
 
 
 def _decoded(chosen: list[RawSpan], name: str) -> list[Span]:
