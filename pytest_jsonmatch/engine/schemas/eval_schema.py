@@ -679,11 +679,11 @@ def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -
         if element is not None:
             first = element
             break
-    if first is not None:
-        leaf = _leaf_table(registry).get(type(first))
-        if leaf is not None:
-            return leaf
-    if not KEEP_ITEMS or type(first) is not dict or not _sighted(registry, first):
+    kind = type(first)
+    if kind is not dict:
+        leaf = _leaf_table(registry).get(kind) if first is not None else None
+        return infer_node(elements, registry) if leaf is None else leaf
+    if not KEEP_ITEMS or not _sighted(first):
         return infer_node(elements, registry)
     skeleton = _skeleton(elements)
     if skeleton is None:
@@ -699,16 +699,17 @@ def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -
     return node
 
 
-# The first object's keys of the arrays met (with the registry's state), for inferred_items:
-# a skeleton is read, and its node kept, from the second array whose first object has them.
-_SIGHTED: dict[tuple[object, ...], None] = {}
+# The first object's keys of the arrays met, for inferred_items: a skeleton is read, and its
+# node kept, from the second array whose first object has them (a hint only: the kept nodes
+# are keyed by the registry's state and the whole skeleton).
+_SIGHTED: dict[tuple[str, ...], None] = {}
 _SIGHTED_LIMIT = 4096
 
 
-def _sighted(registry: Registry | Binder, first: dict[str, Any]) -> bool:
+def _sighted(first: dict[str, Any]) -> bool:
     """Whether an array whose first object has ``first``'s keys was met before (counted
     now)."""
-    key = (id(registry), registry.generation, *first)
+    key = tuple(first)
     if key in _SIGHTED:
         return True
     if len(_SIGHTED) >= _SIGHTED_LIMIT:
