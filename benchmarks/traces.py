@@ -17,9 +17,8 @@ model call's ``gen_ai.input.messages`` holding the conversation so far).
   and a tool call a turn; scored against ten of its calls (superset) and its answer.
 
 Each row times ``read_trace`` (the file read, its run selected, the run's spans read
-whole and into messages) then ``RunScorer.scored`` on the trace (the run read into one
-conversation and scored), the scorer built once outside the timing, as a session builds
-it; against the baseline ``json.loads`` of every line of the same file (read from disk
+whole and into its conversation and steps) then ``RunScorer.scored`` on the trace (the
+conversation scored), the scorer built once outside the timing, as a session builds it; against the baseline ``json.loads`` of every line of the same file (read from disk
 too). CPU time, ABBA, ``--runs`` runs (11 at most): the median, the ratio as the median of
 the paired ratios with its min and max, the times' min, median and max; the target is the
 issue's, under 2 s.

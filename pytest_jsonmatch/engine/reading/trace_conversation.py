@@ -60,7 +60,6 @@ from .trace_messages import (
     Where,
     _error,
     _first,
-    _first_text,
     _given,
     _kinds,
     _said,
@@ -137,6 +136,7 @@ class _Other(Exception):
 
 
 _OUTPUT = "gen_ai.output.messages"
+_ABSENT: Any = object()  # (an attribute a span does not hold)
 _OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it did not fail)
 
 
@@ -393,20 +393,29 @@ class _Straight:
         """As ``run_messages`` reads a tool call, its result read as ``_chat`` reads the
         message ``run_messages`` makes of it: ``{role: tool, tool_call_id, content,
         status[, error]}``."""
-        name = _tool_name(span)
-        call_id = _first_text(span, ("gen_ai.tool.call.id", "tool_call.id"))
+        # (as _tool_name, _first_text and _first read them, each attribute's first key
+        # looked up at once: nearly every tool span holds it)
+        attributes = span.attributes
+        named = attributes.get("gen_ai.tool.name")
+        name = named if type(named) is str and named else _tool_name(span)
+        given = attributes.get("gen_ai.tool.call.id", _ABSENT)
+        if given is _ABSENT:
+            given = attributes.get("tool_call.id")
+        call_id = given if type(given) is str and given else None
         found = self.ids.get(call_id) if call_id is not None else None
         if found is None or not found[2]:
             raise _Other  # (by its name, or a call the reader makes: the general reading's)
         error = _error(span)
-        content = _first(span, RESULT_KEYS)
+        content = attributes.get(RESULT_KEYS[0], _ABSENT)
+        if content is _ABSENT:
+            content = _first(span, RESULT_KEYS)
         kind = type(content)
         deep = 1
         if kind is dict or kind is list:
             deep = _plain_depth(content, _FAST_DEPTH - 1) + 1
             if deep <= 0:
                 raise _Other
-        elif kind not in _PLAIN_SCALARS and not (kind is float and content - content == 0.0):  # type: ignore[operator]
+        elif kind not in _PLAIN_SCALARS and not (kind is float and content - content == 0.0):
             raise _Other
         if deep > self.depth:
             self.depth = deep
