@@ -212,7 +212,8 @@ class _Straight:
         self.depth = 0
         self.ids: dict[str, tuple[int, int, bool] | None] = {}
         # what each message's chat message is made of (chat_messages): the chat message, a
-        # reply of GenAI parts' text and calls, or a tool result's error (None: none)
+        # reply of GenAI parts' text and its calls' arguments as given, or a tool result's
+        # error (None: none)
         self.chats: list[object] = []
         self.replied = False  # whether a message of the role ``assistant`` was read
         self.said: object = None  # the content of the last one
@@ -322,7 +323,7 @@ class _Straight:
         text = "\n".join(texts) if texts else None
         if not self._reply(text, calls or None):
             return False
-        self.chats.append((text, calls))
+        self.chats.append((text, *[arguments for _, _, arguments in calls]))
         return True
 
     def _chat_reply(self, reply: dict[str, Any], listed: object) -> bool:
@@ -456,13 +457,16 @@ def chat_messages(read: Sequence[Message], chats: Sequence[object]) -> list[Chat
     for message, made in zip(read, chats):
         if type(made) is dict:
             out.append(made)
-        elif type(made) is tuple:  # (a reply of GenAI parts: its text and calls)
-            text, calls = made
-            reply: Chat = {"role": "assistant", "content": text}
-            if calls:
+        elif type(made) is tuple:  # (a reply of GenAI parts: its text, its calls' arguments)
+            reply: Chat = {"role": "assistant", "content": made[0]}
+            if len(made) > 1:
                 reply["tool_calls"] = [
-                    {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
-                    for i, n, a in calls
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": arguments},
+                    }
+                    for call, arguments in zip(message.calls, made[1:])
                 ]
             out.append(reply)
         else:  # (a tool's result: what failed, None where nothing did)
