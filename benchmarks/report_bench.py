@@ -33,7 +33,8 @@ import invoices
 
 SECTION = "report"
 SIZE_TARGET = 1 / 3  # at least 3x smaller than version 3's layout
-WRITE_TARGET = 1.20  # the report at most a fifth of the run
+WRITE_TARGET = 1.20  # a golden suite's report at most a fifth of its session
+JSON_RUN_TARGET = 1.30  # issue 99, item 3: the JSON run at most 1.3x the text run
 REFERENCE_TARGET = 0.33  # the JSON run at least 3x faster than struct-extract-eval's evaluate
 
 
@@ -178,8 +179,8 @@ def _size_row(make_row: Callable[..., Any], case: str, size: int, v3_size: int) 
 
 
 def json_run_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
-    """Issue 53's first target, on the invoices: ``jsonmatch score --format json -o FILE``
-    against the text run (the report at most a fifth of the scoring: <= 1.20x) and against
+    """Issue 99's target, on the invoices: ``jsonmatch score --format json -o FILE``
+    against the text run (at most 1.3x, every field verdict kept) and against
     struct-extract-eval's ``evaluate()`` on the same records (at least 3x faster: <= 0.33x),
     all three in this process, CPU time, their order turned round every run (ABBA): each
     ratio is of neighbouring timings. extract-eval's records are in memory and its schema
@@ -226,8 +227,8 @@ def json_run_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> lis
             "the text run (-o /dev/null), same records",
             statistics.median(got["text"]),
             statistics.median(by_text),
-            f"<= {WRITE_TARGET:.2f}x",
-            "PASS" if statistics.median(by_text) <= WRITE_TARGET else "MISS",
+            f"<= {JSON_RUN_TARGET:.2f}x",
+            "PASS" if statistics.median(by_text) <= JSON_RUN_TARGET else "MISS",
             runs,
             f"ratios {_spread(by_text)} (min/median/max); in-process, ABBA",
         )

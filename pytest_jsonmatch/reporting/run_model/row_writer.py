@@ -14,9 +14,20 @@ it from its fields.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring as _encode_str
+from math import copysign
 from typing import Any
 
-from ...engine.results.field_results import MATCH, MISMATCH, FieldResult, Tally, tally
+from ...engine.core.values import MISSING
+from ...engine.results.field_results import (
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    FieldResult,
+    Tally,
+    tally,
+)
 from ...engine.walking.row_scorers import RowForm
 from .comparison_lines import fields_text
 from .comparisons import SHORT_INT, SHORT_STR
@@ -124,9 +135,47 @@ class RowWriter:
         cannot be the report's text: a head made for one of them after heads the scorers
         made for fields after it (``made``, ``more``), or a field counting for other than 1."""
         before = len(self.table)
-        text = fields_text(pending, self.mode, self.table)
-        if text is None or (made and more and len(self.table) > before):
-            return False
-        if text:
+        for field in pending:  # (in order: each row's head made as it is written)
+            text = self._one_sided(field)
+            if text is None:
+                text = fields_text((field,), self.mode, self.table)
+                if text is None:
+                    return False
             parts.append(text)
-        return True
+        return not (made and more and len(self.table) > before)
+
+    def _one_sided(self, field: FieldResult) -> str | None:
+        """The row of an omitted or hallucinated leaf kept whole (most FieldResults among
+        a dataset's rows: an element or a key one side lacks), as ``fields_text`` writes it;
+        None for any other field (``fields_text`` writes it)."""
+        path, status, score, expected, actual, _, _, field_path, _, weight, _ = field
+        if (
+            weight != 1.0
+            or score != 0.0
+            or copysign(1.0, score) < 0.0
+            or (status != OMISSION and status != HALLUCINATION)
+        ):
+            return None
+        if expected is MISSING:
+            value, sides = actual, "a"
+        elif actual is MISSING:
+            value, sides = expected, "e"
+        else:
+            return None
+        if not self._keep:
+            return f"[{self.table.found(path, field_path, status, '', 0.0)[0]}]"
+        kind = type(value)
+        if kind is str:
+            text = _encode_str(value) if len(value) <= self.form.str_limit else None
+        elif kind is float:
+            text = repr(value) if value - value == 0.0 else None
+        elif kind is int:
+            limit = self.form.int_limit
+            text = repr(value) if -limit < value < limit else None
+        elif kind is bool:
+            text = "true" if value else "false"
+        else:
+            text = "null" if value is None else None
+        if text is None:
+            return None
+        return f"[{self.table.found(path, field_path, status, sides, 0.0)[0]}, {text}]"
