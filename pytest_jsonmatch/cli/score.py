@@ -204,7 +204,9 @@ def _output_modules(args: argparse.Namespace) -> None:
 
     names = [_RENDERERS[args.format]] if args.format in _RENDERERS else []
     if args.report or args.output not in (None, "-"):
+        # the atomic writer, what it imports, and the codec it reads the umask with
         names += ["pytest_jsonmatch.reporting.run_model.atomic", "pathlib", "tempfile"]
+        names.append("encodings.ascii")
     for name in names:
         importlib.import_module(name)
 
