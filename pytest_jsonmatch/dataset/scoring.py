@@ -170,15 +170,14 @@ def score_chunk(
     (``Scored.lines``), its fields' rows by the generated scorers as they score it where
     they can (row_writer.py), its heads made in the order the lines' own way makes them."""
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
-    lines: dict[int, str] | None = None if heads is None else {}
     with collector_paused():
-        results, tallies = _outcomes(present, settings, counted or lines is not None, lines, heads)
+        results, tallies, lines = _outcomes(present, settings, counted, heads)
     if any(isinstance(r, MatchResult) and r.batch_errors for r in results.values()):
         # a record the judge left undecided is an error, its fields counted nowhere (as the
         # pytest plugin records it): the tallies, which counted them, are not used
         tallies = None
         results = {key: _decided(r) for key, r in results.items()}
-    out = _cases(pairs, results, settings, counted or lines is not None, made)
+    out = _cases(pairs, results, settings, counted, made)
     out.lines = lines
     _aggregated(out, tallies, settings)
     return out
@@ -188,18 +187,21 @@ def _outcomes(
     present: Sequence[Pair],
     settings: ScoreSettings,
     counted: bool,
-    lines: dict[int, str] | None = None,
     heads: "Heads | None" = None,
-) -> tuple[dict[int, MatchResult | str], Counter[Tally] | None]:
+) -> tuple[dict[int, MatchResult | str], Counter[Tally] | None, dict[int, str] | None]:
     """Each pair's outcome by ``id``, scored through the engine's one entry as a lone
     ``match_json`` scores it (its errors worded so), and, ``counted``, every field counted
     by its tally (None: an outcome was an error after its fields were counted); with
-    ``lines``, each scored pair's report line put there as it is scored (score_chunk)."""
+    ``heads``, each scored pair's report line by ``id`` as it is scored (score_chunk), where
+    the records are scored from tallies (no judge: no record made undecided afterwards)
+    and the row form is on; else None, the lines written afterwards (chunk_work.py)."""
     entry = entry_for(settings.metric, dict(settings.options), check=True)
-    # the chunk's tallies in order, counted at its end (engine/match.py, PENDING)
-    tallies: list[Tally] | None = [] if counted else None
+    writer = _writer(heads, settings) if entry.countable else None
+    # the chunk's tallies in order, counted at its end (engine/match.py, PENDING); a
+    # record whose rows the scorers write is scored from them
+    tallies: list[Tally] | None = [] if counted or writer is not None else None
     counting = tallies if tallies is not None and entry.countable else None
-    writer = _writer(heads, settings) if lines is not None and counting is not None else None
+    lines: dict[int, str] | None = None if writer is None else {}
     results: dict[int, MatchResult | str] = {}
     for index, pair in enumerate(present):
         expected, depth = _gold(entry, pair)
@@ -228,7 +230,7 @@ def _outcomes(
         if lines is not None:
             assert heads is not None
             lines[id(pair)] = _scored_line(pair, result, settings, heads, writer)
-    return results, None if tallies is None else Counter(tallies)
+    return results, None if tallies is None else Counter(tallies), lines
 
 
 def _writer(heads: "Heads | None", settings: ScoreSettings) -> "RowWriter | None":
