@@ -141,3 +141,24 @@ def test_a_record_scored_from_tallies_writes_its_rows_with_the_row_form(
     gold, pred = _files(tmp_path, 200, seed=3)
     _report(jsonmatch_main, ["score", str(gold), str(pred)], tmp_path / "r.json")
     assert any(type(form) is row_scorers.RowForm and form.keep for form in made)
+
+
+def test_the_row_form_prints_as_readable_python() -> None:
+    """The row form is generated code that can be printed and read (scorer_source): each
+    plain key's match and mismatch rows written in place, its schema type tested first."""
+    from pytest_jsonmatch.engine.metrics import REGISTRY
+    from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
+    from pytest_jsonmatch.engine.walking.generated_scorers import scorer_source
+
+    invoice = {"id": "A-1", "total": 10.5, "qty": 3, "paid": True}
+    node = infer_node([invoice], REGISTRY)
+    form = row_scorers.RowForm(True, 33, 10**15)
+    source = scorer_source(node, tuple(invoice), tally=form)
+    compile(source, "<row form>", "exec")
+    assert "row form: a row and a tally per leaf" in source
+    assert "if type(o) is str and type(v0) is str:" in source
+    assert "append(f'{h}{enc(o)}]')" in source
+    assert "append(f'{h}{repr(v1)}, {repr(o)}]')" in source  # a mismatch: both values
+    # no values kept: the row is its head alone
+    bare = scorer_source(node, tuple(invoice), tally=row_scorers.RowForm(False, 33, 10**15))
+    assert "enc(" not in bare.split("def score")[1] and "append(h)" in bare

@@ -288,3 +288,23 @@ def test_a_dataset_report_is_a_third_of_the_objects_it_stands_for(tmp_path, caps
         objects += f',\n  "{key}": [\n    {lines}\n  ]'
     objects += "\n}\n"
     assert out.stat().st_size * 3 <= len(objects.encode())
+
+
+def test_heads_taken_back_are_forgotten_and_made_again_in_order() -> None:
+    """A record's rows given up take back the heads it made (row_writer.py): the table and
+    every lookup that remembers them as if they were never made."""
+    from pytest_jsonmatch.reporting.run_model.field_rows import Heads
+
+    heads = Heads()
+    assert heads.found("a", "a", "match", "=", 1.0) == (0, False)
+    mark = len(heads)
+    assert heads.found("b", "b", "mismatch", "ea", 0.0) == (1, False)
+    assert heads.found("c", "c", "mismatch", "ea", 0.25) == (2, True)
+    heads.matched["b"] = ("b", 1)
+    heads.take_back(mark)
+    assert heads.heads == [["a", "a", "match", "=", 1.0]]
+    assert heads.matched == {} and all(at < mark for at, _ in heads.known.values())
+    # made again in the order they are now asked for
+    assert heads.found("c", "c", "mismatch", "ea", 0.25) == (1, True)
+    assert heads.found("b", "b", "mismatch", "ea", 0.0) == (2, False)
+    assert heads.found("a", "a", "match", "=", 1.0) == (0, False)
