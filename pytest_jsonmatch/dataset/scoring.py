@@ -13,6 +13,7 @@ chunk scores as it would inside one ``evaluate_records`` call over the whole dat
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError, ParseError, TruncatedError
@@ -31,7 +32,6 @@ from ..reporting.run_model.aggregate import (
     group_key,
     one_run_case,
 )
-from ..reporting.run_model.comparison_lines import comparison_line, result_line
 from ..reporting.run_model.comparisons import ERROR, Comparison, ReportedConformance, ValueMode
 from ..reporting.verdicts.undecided_verdicts import undecided_message
 
@@ -202,6 +202,8 @@ def _outcomes(
     tallies: list[Tally] | None = [] if counted or writer is not None else None
     counting = tallies if tallies is not None and entry.countable else None
     lines: dict[int, str] | None = None if writer is None else {}
+    if lines is not None:  # (the report's writing, loaded by a run that writes one only)
+        from ..reporting.run_model import comparison_lines
     results: dict[int, MatchResult | str] = {}
     for index, pair in enumerate(present):
         expected, depth = _gold(entry, pair)
@@ -229,7 +231,7 @@ def _outcomes(
         results[id(pair)] = result
         if lines is not None:
             assert heads is not None
-            lines[id(pair)] = _scored_line(pair, result, settings, heads, writer)
+            lines[id(pair)] = _scored_line(pair, result, settings, heads, writer, comparison_lines)
     return results, None if tallies is None else Counter(tallies), lines
 
 
@@ -250,6 +252,7 @@ def _scored_line(
     settings: ScoreSettings,
     heads: "Heads",
     writer: "RowWriter | None",
+    lines: ModuleType,
 ) -> str:
     """A scored pair's report line (chunk_work.py writes the others'): from the rows the
     scorers wrote (``writer.text``), else from its fields; its Comparison made only for a
@@ -261,13 +264,14 @@ def _scored_line(
         rows = None
     passed = result.passed(settings.threshold, settings.invalid_fails)
     place = (pair.file, pair.line)
-    line = result_line(
+    line: str | None = lines.result_line(
         result, pair.case_id, settings.threshold, passed, place, settings.values, heads, rows
     )
     if line is None:
         comparison = comparison_of(pair, result, settings)
         fields = result.fields if rows is None else ()
-        line = comparison_line(comparison, fields, settings.values, heads, rows)
+        line = lines.comparison_line(comparison, fields, settings.values, heads, rows)
+    assert line is not None
     return line
 
 
