@@ -50,7 +50,7 @@ from .results.field_results import (
 )
 from .results.post_processors import spare_cut_elements
 from .schemas.eval_schema import SchemaNode
-from .walking import generated_scorers, small_pairs
+from .walking import generated_scorers
 from .walking.prefetch import prefetch_strings
 from .walking.walk import Roots, walk, walk_counted
 
@@ -86,7 +86,6 @@ class Entry:
         "unread",
         "countable",
         "roots",
-        "small",
     )
 
     def __init__(
@@ -112,8 +111,6 @@ class Entry:
         self.schema = schema
         self.countable = COUNT_TALLIES and _countable(metric, cfg, schema, self.options)
         self.roots: Roots = {}  # the counted records' root scorers (walk.walk_counted)
-        # pairs the small-pair walker may walk in full (small_pairs.py; it declines the rest)
-        self.small = small_pairs.takes(cfg, schema)
         # records whose actual side the walk may check as it reads it, instead of the door
         # (walk.walk's ``unread``): generated scorers read it all (its extra keys and
         # elements too, which count), no judge is handed its values, and nothing else reads
@@ -273,7 +270,6 @@ class Entry:
             self.registry,
             cut,
             unread,
-            self.small,
         )
         return _conformed(self.validator, actual, result)
 
@@ -487,10 +483,9 @@ def _score(
     registry: Registry,
     cut: Truncation | None = None,
     unread: bool = False,
-    small: bool = False,
 ) -> MatchResult:
     """A record scored in full (``unread``: its actual side checked by the walk, see
-    walk.walk; ``small``: the small-pair walker tried first, small_pairs.py)."""
+    walk.walk)."""
     if metric.score_fields is not None:  # (a metric that makes its fields itself)
         fields = metric.score_fields(expected, actual, options)
         found = _NOTHING_WALKED
@@ -498,9 +493,7 @@ def _score(
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
         prefetch_strings(cfg, expected, actual)
-        found = (small and small_pairs.small_walk(cfg, expected, actual, unread)) or walk(
-            cfg, expected, actual, schema, unread=unread
-        )
+        found = walk(cfg, expected, actual, schema, unread=unread)
         fields = found.fields
     if metric.finish is not None:
         fields = metric.finish(fields, options, registry)
