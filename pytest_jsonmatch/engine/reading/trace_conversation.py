@@ -141,16 +141,17 @@ _OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it
 
 
 def straight_run(
-    spans: Sequence[Span], depth: Mapping[str, int], where: Where
+    spans: Sequence[Span], depth: Mapping[str, int], where: Where, parents_first: bool = False
 ) -> tuple[Conversation, tuple[TraceStep, ...], list[object]] | None:
-    """The run of ``spans`` (in the order they start; ``depth``: each span's level) read
+    """The run of ``spans`` (in the order they start; ``depth``: each span's level;
+    ``parents_first``: every span's parent is known to come before it) read
     straight into the Conversation and the steps that ``trace_messages.run_messages`` then
     :func:`chat_conversation` (or the general reading) give, without its chat messages
     made; None where the run must be read that way. A ParseError ``run_messages`` raises
     is raised here as it is, before the same spans' later ones."""
     if not TRACE_FAST:
         return None
-    kinds = _kinds(spans, depth)
+    kinds = _kinds(spans, depth, parents_first)
     reading = _Straight(where)
     try:
         for message in _given(spans, kinds, where):

@@ -184,6 +184,8 @@ def _json_raws(
     out = []
     line, i, j = at
     make = tuple.__new__
+    last_given: object = None
+    last_trace = ""
     for k, span in enumerate(spans):
         if type(span) is not dict:
             raise ParseError(
@@ -204,11 +206,17 @@ def _json_raws(
             parent_id = None
         elif type(parent_id) is not str or len(parent_id) != 16:
             parent_id = _json_id(parent_id, 8, (*at, k), name, "parentSpanId").lower()
-        else:
+        elif not (parent_id.islower() or parent_id.isdecimal()):
             parent_id = parent_id.lower()
         if type(label) is not str:
             raise ParseError(f"{name} {_at((*at, k))}: its name must be text, not {shown(label)}")
-        fields = (trace_id.lower(), span_id.lower(), parent_id, label, span, resource)
+        # (an id of hex in lower case, as the Collector writes it, is kept as it is: a
+        # trace's id made lower once)
+        if trace_id != last_given:
+            last_given, last_trace = trace_id, trace_id.lower()
+        if not (span_id.islower() or span_id.isdecimal()):
+            span_id = span_id.lower()
+        fields = (last_trace, span_id, parent_id, label, span, resource)
         out.append(make(RawSpan, (*fields, (line, i, j, k), "json")))
     return out
 

@@ -108,11 +108,12 @@ def operation(span: Span) -> str | None:
 
 
 def run_messages(
-    spans: Sequence[Span], depth: Mapping[str, int], where: Where
+    spans: Sequence[Span], depth: Mapping[str, int], where: Where, parents_first: bool = False
 ) -> tuple[list[Chat], tuple[TraceStep, ...]]:
     """The messages of the run ``spans`` (in the order they start; ``depth``: each span's
-    level in its tree) and its steps."""
-    kinds = _kinds(spans, depth)
+    level in its tree; ``parents_first``: every span's parent is known to come before it)
+    and its steps."""
+    kinds = _kinds(spans, depth, parents_first)
     reading = _Reading(where)
     reading.messages.extend(_given(spans, kinds, where))
     agent: Span | None = None
@@ -131,15 +132,18 @@ def run_messages(
     return reading.messages, tuple(reading.steps)
 
 
-def _kinds(spans: Sequence[Span], depth: Mapping[str, int]) -> dict[str, str]:
+def _kinds(
+    spans: Sequence[Span], depth: Mapping[str, int], parents_first: bool = False
+) -> dict[str, str]:
     """Each step's kind by its span's id: a model call inside a model call, and a tool
     call inside a tool call of its name, left out (read once, as the outer one).
 
     A span is read after its parent: in the order given, where every parent comes before
-    its children (spans ordered by their start, as a tracer starts them), else in the
-    order of their levels. What a span passes to its children, the model call and the tool
-    it is in (None: none), is kept only where it is in one."""
-    kinds = _kinds_in(spans, depth)
+    its children (spans ordered by their start, as a tracer starts them; known already
+    where ``parents_first``, else found out on the way), else in the order of their
+    levels. What a span passes to its children, the model call and the tool it is in
+    (None: none), is kept only where it is in one."""
+    kinds = _kinds_in(spans, None if parents_first else depth)
     if kinds is None:  # (a child before its parent: read again by their levels)
         kinds = _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]), None)
         assert kinds is not None
@@ -153,13 +157,18 @@ def _kinds_in(ordered: Sequence[Span], depth: Mapping[str, int] | None) -> dict[
     # (the model call and the tool a span's children are in, for the spans in either)
     inside: dict[str, tuple[str | None, str | None]] = {}
     done: set[str] = set()
+    operations = _OPERATIONS
     for span in ordered:
         span_id, parent = span.span_id, span.parent_id
         if depth is not None:
             if parent is not None and parent not in done and parent in depth:
                 return None
             done.add(span_id)
-        kind = operation(span)
+        # (operation's first test at once: nearly every step names its operation)
+        named = span.attributes.get("gen_ai.operation.name")
+        kind = operations.get(named) if type(named) is str else None
+        if kind is None:
+            kind = operation(span)
         held = inside.get(parent) if parent else None
         if held is None:  # (in no model call and no tool: nearly every step)
             if kind is not None:

@@ -185,19 +185,23 @@ def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
             raws.update((raw.span_id, raw) for raw in chosen)
         return _named(raws[span.span_id], name)
 
-    depth = _depths(spans, name, where)
+    depth, parents_first, in_order = _depths(spans, name, where)
     # by start, a parent before its child at the same time, then the source's order: two
-    # stable sorts, the later one's key first
-    spans.sort(key=lambda span: depth[span.span_id])
-    spans.sort(key=_START)
+    # stable sorts, the later one's key first; none where the source's order is that order
+    # already (a tracer's export, as a rule: found out while the levels are). Where it is,
+    # and every span's parent came before it, the steps' kinds need not check that again.
+    if not in_order:
+        spans.sort(key=lambda span: depth[span.span_id])
+        spans.sort(key=_START)
+        parents_first = False
 
-    straight = straight_run(spans, depth, where)
+    straight = straight_run(spans, depth, where, parents_first)
     chats: list[object] | None = None
     if straight is not None:
         read, steps, chats = straight
         messages = None
     else:
-        made, steps = run_messages(spans, depth, where)
+        made, steps = run_messages(spans, depth, where, parents_first)
         messages, read = tuple(made), None
     if not steps:
         raise ParseError(
@@ -482,23 +486,39 @@ def _same(value: object, wanted: object) -> bool:
 # -- the tree -------------------------------------------------------------------------------
 
 
-def _depths(spans: list[Span], name: str, where: Callable[[Span], str]) -> dict[str, int]:
-    """Each span's level in its tree (a root's 0), walked without recursion; parent ids
-    that form a cycle are a ParseError naming the spans in it. (A span whose parent's level
-    is known already, as in a source that writes a parent first, takes it at once.)"""
+def _depths(
+    spans: list[Span], name: str, where: Callable[[Span], str]
+) -> tuple[dict[str, int], bool, bool]:
+    """Each span's level in its tree (a root's 0), walked without recursion; whether every
+    span's parent (in the trace) comes before it in ``spans``; and whether ``spans`` are
+    ordered by start, then level already (what the two stable sorts in :func:`trace_of`
+    make of them). Parent ids that form a cycle are a ParseError naming the spans in it.
+    (A span whose parent's level is known already, as in a source that writes a parent
+    first, takes it at once.)"""
     parents = {span.span_id: span.parent_id for span in spans}
     depth: dict[str, int] = {}
+    parents_first = in_order = True
+    last_start, last_level = -1, 0
     for span in spans:
-        span_id, parent = span.span_id, span.parent_id
+        span_id, parent, start = span.span_id, span.parent_id, span.start_ns
         if parent not in parents:  # (None, or a parent not in the trace: a root)
-            depth[span_id] = 0
-            continue
-        above = depth.get(parent)
-        if above is not None:
-            depth[span_id] = above + 1
-        elif span_id not in depth:
-            _walk(span_id, parents, depth, spans, name, where)
-    return depth
+            level = depth[span_id] = 0
+        else:
+            above = depth.get(parent)
+            if above is not None:
+                level = depth[span_id] = above + 1
+            else:
+                parents_first = False
+                if span_id not in depth:
+                    _walk(span_id, parents, depth, spans, name, where)
+                level = depth[span_id]
+        if start > last_start:
+            last_start, last_level = start, level
+        elif start < last_start or level < last_level:
+            in_order = False
+        else:
+            last_level = level
+    return depth, parents_first, in_order
 
 
 def _walk(

@@ -529,6 +529,30 @@ def test_spans_without_their_parents_are_the_roots(tmp_path):
     assert read_run(trace).answer == '{"city": "Oslo", "temp": 3}'
 
 
+@pytest.mark.parametrize("listed", ["in order", "child first", "later start first"])
+def test_spans_are_read_by_start_then_level_whatever_order_the_file_lists_them(tmp_path, listed):
+    # a1 (a root) and a2 (its child, its parent's id in capitals) start at 10, a3 (a root)
+    # at 5: read as a3, a1, a2 however listed; a2 is a model call inside a1's, no step
+    a1 = _span("00000000000000a1", startTimeUnixNano="10")
+    a2 = _span("00000000000000a2", "00000000000000A1", startTimeUnixNano="10")
+    a3 = _span("00000000000000a3", startTimeUnixNano="5")
+    order = {
+        "in order": [a3, a1, a2],
+        "child first": [a3, a2, a1],
+        "later start first": [a1, a2, a3],
+    }[listed]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(_line_with(span) for span in order) + "\n")
+    trace = read_trace(path)
+    assert [s.span_id for s in trace.spans] == [
+        "00000000000000a3",
+        "00000000000000a1",
+        "00000000000000a2",
+    ]
+    assert trace.spans[2].parent_id == "00000000000000a1"
+    assert [s.span_id for s in trace.steps] == ["00000000000000a3", "00000000000000a1"]
+
+
 def test_parent_ids_that_form_a_cycle(tmp_path):
     path = tmp_path / "t.jsonl"
     spans = [
