@@ -25,7 +25,9 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import Callable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ..core.errors import ParseError, shown
@@ -221,6 +223,96 @@ def _json_raws(
     return out
 
 
+def json_run(
+    requests: Iterable[tuple[int, object]], budget: Budget, max_spans: int
+) -> RunRead | None:
+    """The spans of a source that holds one run, read whole at once, without a
+    :class:`RawSpan` made for each: ``spans`` in the source's order, ``scopes`` (for each
+    scope read: the index of its first span in ``spans``, its line and its indexes under
+    it, what :func:`run_place` finds a span's place by). None where the source holds
+    anything else: a request or span of no form this reads at once (ids of other sizes,
+    in base64 or in capitals, a value it cannot read), several traces, a span given twice,
+    more than ``max_spans`` (the caller reads it span by span, which names what it
+    finds)."""
+    spans: list[Span] = []
+    scopes: list[tuple[int, int, int, int]] = []
+    run_id = ""
+    try:
+        for line, request in requests:
+            if type(request) is not dict:
+                return None
+            listed = request.get("resourceSpans")
+            if listed is None:
+                if request and not _OTHER_SIGNALS & request.keys():
+                    return None
+                continue
+            if type(listed) is not list:
+                return None
+            for i, held in enumerate(listed):
+                scoped = held.get("scopeSpans")
+                if type(scoped) is not list or type(held.get("resource", _EMPTY)) is not dict:
+                    return None
+                for j, scope in enumerate(scoped):
+                    scopes.append((len(spans), line, i, j))
+                    listed_spans = scope.get("spans", [])
+                    if type(listed_spans) is not list:
+                        return None
+                    if len(spans) + len(listed_spans) > max_spans:
+                        return None
+                    for span in listed_spans:
+                        get = span.get
+                        trace_id, span_id, parent_id = (
+                            get("traceId"),
+                            get("spanId"),
+                            get("parentSpanId") or None,
+                        )
+                        if trace_id != run_id:
+                            if run_id or type(trace_id) is not str or len(trace_id) != 32:
+                                return None
+                            run_id = trace_id
+                        if type(span_id) is not str or len(span_id) != 16:
+                            return None
+                        if parent_id is not None and (
+                            type(parent_id) is not str or len(parent_id) != 16
+                        ):
+                            return None
+                        label = get("name", "")
+                        if type(label) is not str:
+                            return None
+                        spans.append(_read_span(span, run_id, span_id, parent_id, label, budget))
+    except (ParseError, AttributeError):
+        return None  # (read span by span, which names it)
+    if not spans or not _lower(run_id):
+        return None
+    if not all(_lower(s[1]) and (s[2] is None or _lower(s[2])) for s in spans):
+        return None  # (ids in capitals: read span by span, which writes them lower)
+    if len(set(map(_SPAN_ID, spans))) != len(spans):
+        return None  # (a span given twice: read span by span, which keeps the first)
+    return RunRead(run_id, spans, scopes)
+
+
+def _lower(hex_id: str) -> bool:
+    return hex_id.islower() or hex_id.isdecimal()
+
+
+class RunRead(NamedTuple):
+    """A source of one run read whole at once (:func:`json_run`)."""
+
+    trace_id: str
+    spans: list[Span]
+    scopes: list[tuple[int, int, int, int]]
+
+
+def run_place(read: RunRead, span: Span) -> str:
+    """Where ``span`` (one of ``read.spans``) is in its source, as :func:`place` says it."""
+    n = next(k for k, held in enumerate(read.spans) if held is span)
+    first, line, i, j = read.scopes[bisect_right(read.scopes, (n, 1 << 62)) - 1]
+    return place(RawSpan("", "", None, "", None, None, (line, i, j, n - first), "json"))
+
+
+_SPAN_ID = attrgetter("span_id")
+
+
 def _at(at: tuple[int, ...]) -> str:
     return place(RawSpan("", "", None, "", None, None, at, "json"))
 
@@ -286,9 +378,21 @@ def in_attribute(key: str, exc: ParseError) -> ParseError:
 
 
 def json_span(raw: RawSpan, budget: Budget) -> Span:
-    """A span of an OTLP JSON file read whole. (This runs once for every span of a run:
-    each field is read in place where it is of the form the Collector writes.)"""
-    trace_id, span_id, parent_id, name, data, _, _, _ = raw
+    """A span of an OTLP JSON file read whole."""
+    return _read_span(raw[4], raw[0], raw[1], raw[2], raw[3], budget)
+
+
+def _read_span(
+    data: dict[str, Any],
+    trace_id: str,
+    span_id: str,
+    parent_id: str | None,
+    name: str,
+    budget: Budget,
+) -> Span:
+    """The span ``data`` read whole, its ids and name read already. (This runs once for
+    every span of a run: each field is read in place where it is of the form the
+    Collector writes.)"""
     get = data.get
     status = get("status") or _EMPTY
     kind, start, end = get("kind", 0), get("startTimeUnixNano", 0), get("endTimeUnixNano", 0)

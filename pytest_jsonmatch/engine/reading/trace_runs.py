@@ -55,7 +55,7 @@ def read_traces(
     # several: the source read whole once and each run taken from it, the spans read_trace
     # would find by its trace id (every span carries it), not the source read once a run
     with collector_paused():
-        name, spans_of = _source(source)
+        name, spans_of, _ = _source(source)
         runs = _runs(spans_of(None), name)
         return tuple(trace_of(trace_id, runs[trace_id], name) for trace_id in ids)
 
@@ -64,7 +64,7 @@ def trace_ids(source: object, wanted: dict[str, Any], most: int = MAX_RUNS) -> l
     """The trace ids of the runs of ``source`` that ``wanted`` (a checked selection)
     matches, in the order of their first span in the source."""
     with collector_paused():  # (many objects, none in a cycle: gc_pause.py)
-        name, spans_of = _source(source)
+        name, spans_of, _ = _source(source)
         try:  # (a file of JSON lines: the lines that may hold the runs only)
             runs = _runs(spans_of(wanted or None), name)
             found = _matching(runs, wanted, name)

@@ -43,13 +43,16 @@ from .trace_conversation import chat_conversation, chat_messages, straight_run
 from .trace_formats import (
     Budget,
     RawSpan,
+    RunRead,
     Span,
     in_attribute,
     json_requests,
+    json_run,
     json_span,
     json_spans,
     json_value,
     place,
+    run_place,
 )
 from .trace_messages import TraceStep, run_messages
 from .trace_objects import (
@@ -164,7 +167,12 @@ def read_trace(
 
 
 def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
-    name, spans_of = _source(path_or_spans)
+    name, spans_of, data = _source(path_or_spans)
+    if not wanted and data is not None:
+        assert isinstance(path_or_spans, (str, os.PathLike))
+        whole = _whole_run(data, os.fspath(path_or_spans), name)
+        if whole is not None:  # (a file of one run and no selection: read at once)
+            return _trace(whole.trace_id, whole.spans, name, _places(whole, name))
     try:  # (a file of JSON lines: the lines that may hold the run only)
         chosen_id, chosen = _select(_runs(spans_of(wanted), name), wanted, name)
     except ParseError:
@@ -185,6 +193,12 @@ def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
             raws.update((raw.span_id, raw) for raw in chosen)
         return _named(raws[span.span_id], name)
 
+    return _trace(chosen_id, spans, name, where)
+
+
+def _trace(chosen_id: str, spans: list[Span], name: str, where: Callable[[Span], str]) -> Trace:
+    """The run of trace ``chosen_id``, its spans read whole (in the source's order, each
+    once), read into a :class:`Trace`; ``where`` names a span's place in an error."""
     depth, parents_first, in_order = _depths(spans, name, where)
     # by start, a parent before its child at the same time, then the source's order: two
     # stable sorts, the later one's key first; none where the source's order is that order
@@ -229,6 +243,25 @@ def _decoded(chosen: list[RawSpan], name: str) -> list[Span]:
     return spans
 
 
+def _whole_run(data: bytes, path: str, name: str) -> RunRead | None:
+    """The run of an OTLP JSON file (its bytes ``data``) that holds one, read whole at
+    once (``trace_formats.json_run``); None where the file must be read span by span (it
+    is then read again, by the reading that names what it finds)."""
+    body = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if body[:1] not in (b"{", b"["):
+        return None  # (protobuf, compressed or empty: _file_spans says which)
+    try:
+        text = utf8_decoded(data, "trace file", ParseError, path)
+        return json_run(json_requests(text, name), Budget(), MAX_SPANS)
+    except ParseError:
+        return None
+
+
+def _places(read: RunRead, name: str) -> Callable[[Span], str]:
+    """Where a span of a run read at once is, as :func:`_named` says it."""
+    return lambda span: f"{name} {run_place(read, span)} (span {span.name!r})"
+
+
 def _named(raw: RawSpan, name: str) -> str:
     """Where ``raw`` is, as an error names it: its source, its place, its name."""
     return f"{name} {place(raw)} (span {raw.name!r})"
@@ -237,14 +270,17 @@ def _named(raw: RawSpan, name: str) -> str:
 # -- the source -----------------------------------------------------------------------------
 
 
-def _source(given: object) -> tuple[str, Callable[[dict[str, Any] | None], Iterator[RawSpan]]]:
-    """What the spans are called in an error, and what reads them (a file of JSON lines:
-    only the lines that may hold the run a selection selects, where it is given)."""
+def _source(
+    given: object,
+) -> tuple[str, Callable[[dict[str, Any] | None], Iterator[RawSpan]], bytes | None]:
+    """What the spans are called in an error, what reads them (a file of JSON lines:
+    only the lines that may hold the run a selection selects, where it is given), and a
+    file's bytes (None: spans in memory)."""
     if isinstance(given, (str, os.PathLike)):
         name = f"trace file {os.fspath(given)!r}"
         data = read_regular(given, "trace file", ParseError)
         path = os.fspath(given)
-        return name, lambda wanted: _file_spans(data, path, name, wanted)
+        return name, lambda wanted: _file_spans(data, path, name, wanted), data
     finished = getattr(given, "get_finished_spans", None)
     if callable(finished):  # an InMemorySpanExporter
         given = finished()
@@ -254,7 +290,7 @@ def _source(given: object) -> tuple[str, Callable[[dict[str, Any] | None], Itera
             f"InMemorySpanExporter, or its get_finished_spans()), not {shown(given)}"
         )
     spans = given  # (read once, or again where a file's narrowed reading missed: not here)
-    return "spans in memory", lambda wanted: memory_spans(spans)
+    return "spans in memory", lambda wanted: memory_spans(spans), None
 
 
 def _file_spans(

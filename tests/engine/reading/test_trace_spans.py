@@ -681,3 +681,74 @@ def test_what_read_trace_does_not_take(given):
 def test_objects_that_are_no_spans():
     with pytest.raises(ParseError, match=r"spans\[1\] is not a span \('no'\)"):
         read_trace([_spans({})[0], "no"])
+
+
+# -- a file of one run read at once ---------------------------------------------------------
+
+
+def _at_once_and_span_by_span(path: Path) -> tuple[Trace, Trace]:
+    """The run of ``path`` read at once (no selection: ``trace_formats.json_run``) and
+    span by span (selected by its trace id: a RawSpan a span, then the span read whole)."""
+    at_once = read_trace(path)
+    return at_once, read_trace(path, trace_id=at_once.trace_id)
+
+
+def test_a_file_of_one_run_is_read_at_once_as_span_by_span(tmp_path):
+    import benchmarks.traces as bench
+
+    sdk = tmp_path / "sdk.jsonl"
+    sdk.write_text(ot.collector_json_lines(_spans({"fail": True})))
+    long = tmp_path / "long.jsonl"
+    bench.write_long(long, 301)
+    for path in (sdk, long):
+        text = path.read_text()
+        requests = trace_formats.json_requests(text, "t")
+        assert trace_formats.json_run(requests, trace_formats.Budget(), 10**6) is not None
+        at_once, span_by_span = _at_once_and_span_by_span(path)
+        assert at_once.spans == span_by_span.spans
+        assert at_once.steps == span_by_span.steps
+        assert at_once.messages == span_by_span.messages
+        assert at_once == span_by_span
+    # 301 spans asked for: (301 - 4) // 3 = 99 turns of 3 spans, the agent and the answer's
+    # model call and HTTP span: 1 + 297 + 2 = 300
+    assert len(read_trace(long).spans) == 300
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["a span given twice", "an id in capitals", "a second trace", "scopes under their old name"],
+)
+def test_a_file_not_read_at_once_is_read_span_by_span(tmp_path, change):
+    one = _spans({})
+    path = tmp_path / "t.jsonl"
+    path.write_text(ot.collector_json_lines(one))
+    request = json.loads(path.read_text())
+    spans = request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    if change == "a span given twice":  # (an export retried: the first kept)
+        spans.append({**spans[0], "name": "again"})
+    elif change == "an id in capitals":
+        spans[0]["spanId"] = spans[0]["spanId"].upper()
+    elif change == "a second trace":
+        spans.append({**spans[0], "traceId": "cd" * 16})
+    else:
+        held = request["resourceSpans"][0]
+        held["instrumentationLibrarySpans"] = held.pop("scopeSpans")
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(json.dumps(request) + "\n")
+    requests = trace_formats.json_requests(changed.read_text(), "t")
+    assert trace_formats.json_run(requests, trace_formats.Budget(), 10**6) is None
+    if change == "a second trace":
+        with pytest.raises(ConfigError, match="holds 2 traces: select one"):
+            read_trace(changed)
+        return
+    read, before = read_trace(changed), read_trace(path)  # (the same run: ids written lower)
+    assert (read.spans, read.steps, read.messages) == (before.spans, before.steps, before.messages)
+
+
+def test_a_file_of_one_run_past_the_bound_of_spans_is_read_span_by_span(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(ot.collector_json_lines(_spans({})))
+    requests = list(trace_formats.json_requests(path.read_text(), "t"))
+    spans = len(requests[0][1]["resourceSpans"][0]["scopeSpans"][0]["spans"])
+    assert trace_formats.json_run(iter(requests), trace_formats.Budget(), spans) is not None
+    assert trace_formats.json_run(iter(requests), trace_formats.Budget(), spans - 1) is None
