@@ -17,7 +17,8 @@ model call's ``gen_ai.input.messages`` holding the conversation so far).
   and a tool call a turn; scored against ten of its calls (superset) and its answer.
 
 Each row times ``read_trace`` (the file read, its run selected, the run's spans read
-whole and into its conversation and steps) then ``RunScorer.scored`` on the trace (the
+whole and into its conversation and steps; the long run, a file of one run and no
+selection, read whole at once by ``trace_formats.json_run``) then ``RunScorer.scored`` on the trace (the
 conversation scored), the scorer built once outside the timing, as a session builds it; against the baseline ``json.loads`` of every line of the same file (read from disk
 too). CPU time, ABBA, ``--runs`` runs (11 at most): the median, the ratio as the median of
 the paired ratios with its min and max, the times' min, median and max; the target is the
