@@ -53,7 +53,6 @@ from .intake import _FAST_DEPTH, _PLAIN_SCALARS, _plain_depth
 from .trace_chat import _SCAN, SHORT_JSON, Chat, agent_output, json_text, output
 from .trace_formats import Span
 from .trace_messages import (
-    AGENT,
     CHAT,
     RESULT_KEYS,
     TraceStep,
@@ -64,6 +63,7 @@ from .trace_messages import (
     _kinds,
     _said,
     _tool_name,
+    read_steps,
     step_of,
 )
 from .trace_messages import TOOL as TOOL_STEP
@@ -156,17 +156,7 @@ def straight_run(
     try:
         for message in _given(spans, kinds, where):
             reading.chat(message)
-        agent: Span | None = None
-        for span in spans:
-            kind = kinds.get(span.span_id)
-            if kind == CHAT:
-                reading.model_call(span)
-            elif kind == TOOL_STEP:
-                reading.tool_call(span)
-            elif kind == AGENT:
-                reading.steps.append(step_of(span, AGENT, None))
-                if agent is None or depth[span.span_id] < depth[agent.span_id]:
-                    agent = span
+        agent = read_steps(spans, kinds, depth, reading)
         if agent is not None:
             reading.agent_answer(agent)
     except _Other:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from ..core.errors import ParseError
 from ..core.values import JsonValue
@@ -116,6 +116,29 @@ def run_messages(
     kinds = _kinds(spans, depth, parents_first)
     reading = _Reading(where)
     reading.messages.extend(_given(spans, kinds, where))
+    agent = read_steps(spans, kinds, depth, reading)
+    if agent is not None:
+        reading.agent_answer(agent)
+    return reading.messages, tuple(reading.steps)
+
+
+class StepReader(Protocol):
+    """What reads a run's steps span by span: the general reading here, and the straight
+    one (``trace_conversation``)."""
+
+    steps: list[TraceStep]
+
+    def model_call(self, span: Span) -> None: ...
+
+    def tool_call(self, span: Span) -> None: ...
+
+
+def read_steps(
+    spans: Sequence[Span], kinds: Mapping[str, str], depth: Mapping[str, int], reading: StepReader
+) -> Span | None:
+    """Each step's span of ``spans`` (in the order they start) handed to ``reading`` by its
+    kind, an agent's step kept as it is; the agent span nearest the root (whose answer is
+    the run's), or None where there is none."""
     agent: Span | None = None
     for span in spans:
         kind = kinds.get(span.span_id)
@@ -124,12 +147,10 @@ def run_messages(
         elif kind == TOOL:
             reading.tool_call(span)
         elif kind == AGENT:
-            reading.step(span, AGENT, None)
+            reading.steps.append(step_of(span, AGENT, None))
             if agent is None or depth[span.span_id] < depth[agent.span_id]:
                 agent = span
-    if agent is not None:
-        reading.agent_answer(agent)
-    return reading.messages, tuple(reading.steps)
+    return agent
 
 
 def _kinds(
