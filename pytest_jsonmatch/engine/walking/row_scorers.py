@@ -285,11 +285,7 @@ def _general(i: int, kind: str, exact: bool, places: tuple[str, str, str]) -> li
 
 def _match_row(i: int, child: str, fld: str, act: str, keep: bool) -> list[str]:
     """A match's lines (both sides one scalar, equal): its row and tally."""
-    start = [
-        f"            h = hs[{2 * i}]",
-        "            if h is None:",
-        f"                h = hs[{2 * i}] = rows.matched({child}, fp{i})",
-    ]
+    start = _start(i, child, "matched", keep)
     if not keep:
         return start + ["            append(h)", f"            append(hit{i})"]
     return [
@@ -306,11 +302,7 @@ def _match_row(i: int, child: str, fld: str, act: str, keep: bool) -> list[str]:
 def _mismatch_row(i: int, child: str, fld: str, act: str, keep: bool) -> list[str]:
     """A mismatch's lines (one scalar type, unequal values, both finite): its row and
     tally."""
-    start = [
-        f"            h = hs[{2 * i + 1}]",
-        "            if h is None:",
-        f"                h = hs[{2 * i + 1}] = rows.missed({child}, fp{i})",
-    ]
+    start = _start(i, child, "missed", keep)
     if not keep:
         return start + ["            append(h)", f"            append(miss{i})"]
     return [
