@@ -50,12 +50,11 @@ from .agent_messages import (
     read_arguments,
 )
 from .intake import _FAST_DEPTH, _PLAIN_SCALARS, _plain_depth
-from .trace_chat import _SCAN, SHORT_JSON, Chat, agent_output, json_text, output
+from .trace_chat import _SCAN, SHORT_JSON, Chat, agent_output, inputs, json_text, output
 from .trace_formats import Span
 from .trace_messages import (
     CHAT,
     RESULT_KEYS,
-    TraceStep,
     Where,
     _error,
     _first,
@@ -63,8 +62,9 @@ from .trace_messages import (
     _kinds,
     _said,
     _tool_name,
+    kinds_in_order,
     read_steps,
-    step_of,
+    stepped,
 )
 from .trace_messages import TOOL as TOOL_STEP
 
@@ -142,26 +142,48 @@ _OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it
 
 def straight_run(
     spans: Sequence[Span], depth: Mapping[str, int], where: Where, parents_first: bool = False
-) -> tuple[Conversation, tuple[TraceStep, ...], list[object]] | None:
+) -> tuple[Conversation, list[object], list[object]] | None:
     """The run of ``spans`` (in the order they start; ``depth``: each span's level;
     ``parents_first``: every span's parent is known to come before it) read
     straight into the Conversation and the steps that ``trace_messages.run_messages`` then
     :func:`chat_conversation` (or the general reading) give, without its chat messages
-    made; None where the run must be read that way. A ParseError ``run_messages`` raises
-    is raised here as it is, before the same spans' later ones."""
+    made: the Conversation, what each step is made of (``steps_of`` makes them) and what
+    each chat message is (``chat_messages``); None where the run must be read that way. A
+    ParseError ``run_messages`` raises is raised here as it is, before the same spans'
+    later ones.
+
+    Where every parent comes first, the steps' kinds are found in the same pass as the
+    steps are read, the conversation the run was given read at its first model call (as
+    ``run_messages`` reads it first: the first model call's input); where that call holds
+    none, or no model call is found, the run is read again as ``run_messages`` reads it,
+    its kinds first."""
     if not TRACE_FAST:
         return None
-    kinds = _kinds(spans, depth, parents_first)
-    reading = _Straight(where)
     try:
-        for message in _given(spans, kinds, where):
-            reading.chat(message)
-        agent = read_steps(spans, kinds, depth, reading)
+        try:
+            if not parents_first:
+                raise _Unsuited
+            reading = _Straight(where, given=False)
+            agent = read_steps(kinds_in_order(spans), depth, reading)
+            if not reading.given:
+                raise _Unsuited  # (no model call)
+        except _Unsuited:
+            reading = _Straight(where)
+            kinds = _kinds(spans, depth, parents_first)
+            for message in _given(spans, kinds, where):
+                reading.chat(message)
+            agent = read_steps(stepped(spans, kinds), depth, reading)
         if agent is not None:
             reading.agent_answer(agent)
     except _Other:
         return None
-    return reading.conversation(), tuple(reading.steps), reading.chats
+    return reading.conversation(), reading.marks, reading.chats
+
+
+class _Unsuited(Exception):
+    """A run the straight reading reads in two passes, its kinds first: its first model
+    call holds no input (the run's given conversation is another span's), or it has
+    none."""
 
 
 def _arguments(text: str, what: str) -> dict[str, Any]:
@@ -196,10 +218,16 @@ class _Straight:
     span that names no open call by its id, a call the reader makes for a tool span) is
     left to the general reading."""
 
-    def __init__(self, where: Where) -> None:
+    def __init__(self, where: Where, given: bool = True) -> None:
         self.where = where
+        # whether the conversation the run was given is read (else it is read at the first
+        # model call, its input: where every parent comes first, the steps are read as
+        # their kinds are found, in one pass)
+        self.given = given
         self.read: list[Message] = []
-        self.steps: list[TraceStep] = []
+        # each step's span, kind, message, tool and error, one after another (as few
+        # objects as may be kept: ``trace_messages.steps_of`` makes the steps of them)
+        self.marks: list[object] = []
         self.depth = 0
         self.ids: dict[str, tuple[int, int, bool] | None] = {}
         # what each message's chat message is made of (chat_messages): the chat message, a
@@ -261,10 +289,18 @@ class _Straight:
 
     def model_call(self, span: Span) -> None:
         """As ``run_messages`` reads a model call: its reply, its calls' ids given where
-        they have none."""
+        they have none (the first one's input first, where the run's given conversation
+        is not read yet: ``_Unsuited`` where it holds none)."""
+        if not self.given:
+            given = _said(span, self.where, inputs)
+            if given is None:
+                raise _Unsuited
+            for message in given:
+                self.chat(message)
+            self.given = True
         at = len(self.read)
         if self._parts(span):
-            self.steps.append(step_of(span, CHAT, at))
+            self.marks += (span, CHAT, at, None, None)
             return
         reply = _said(span, self.where, output)
         if reply is not None:
@@ -274,7 +310,7 @@ class _Straight:
                     call["id"] = f"{span.span_id}.{number}"
             if not self._chat_reply(reply, listed):
                 self.chat(reply, True)
-        self.steps.append(step_of(span, CHAT, at if reply is not None else None))
+        self.marks += (span, CHAT, at if reply is not None else None, None, None)
 
     def _parts(self, span: Span) -> bool:
         """A model call's reply given as ``gen_ai.output.messages`` JSON text of GenAI
@@ -418,7 +454,17 @@ class _Straight:
         self.read.append(tuple.__new__(Message, (TOOL, (), None, where, index, content, (result,))))
         self.chats.append(error)
         self._answer(call_id, status)
-        self.steps.append(step_of(span, TOOL_STEP, index, name, error))
+        self.marks += (span, TOOL_STEP, index, name, error)
+
+    def step(
+        self,
+        span: Span,
+        kind: str,
+        message: int | None,
+        tool: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        self.marks += (span, kind, message, tool, error)
 
     def agent_answer(self, agent: Span) -> None:
         """As ``run_messages`` reads the agent's output: the answer where the last
@@ -428,10 +474,10 @@ class _Straight:
         answer = _said(agent, self.where, agent_output)
         if answer is not None:
             self.chat({"role": "assistant", "content": answer})
-            at = len(self.read) - 1
-            for k, step in enumerate(self.steps):
-                if step.span_id == agent.span_id:
-                    self.steps[k] = step._replace(message=at)
+            at, marks = len(self.read) - 1, self.marks
+            for k in range(0, len(marks), 5):
+                if marks[k] is agent:
+                    marks[k + 2] = at
 
     def conversation(self) -> Conversation:
         """The messages read (each at its item, its calls' statuses set where results

@@ -27,7 +27,6 @@ import json
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ..core.errors import ParseError, shown
@@ -229,14 +228,18 @@ def json_run(
     """The spans of a source that holds one run, read whole at once, without a
     :class:`RawSpan` made for each: ``spans`` in the source's order, ``scopes`` (for each
     scope read: the index of its first span in ``spans``, its line and its indexes under
-    it, what :func:`run_place` finds a span's place by). None where the source holds
-    anything else: a request or span of no form this reads at once (ids of other sizes,
-    in base64 or in capitals, a value it cannot read), several traces, a span given twice,
-    more than ``max_spans`` (the caller reads it span by span, which names what it
-    finds)."""
+    it, what :func:`run_place` finds a span's place by), and the spans' levels where the
+    source lists every parent before its children (as ``trace_spans`` finds them: found
+    here in the same pass). None where the source holds anything else: a request or span
+    of no form this reads at once (ids of other sizes, in base64 or in capitals, a value
+    it cannot read), several traces, a span given twice, more than ``max_spans`` (the
+    caller reads it span by span, which names what it finds)."""
     spans: list[Span] = []
     scopes: list[tuple[int, int, int, int]] = []
     run_id = ""
+    levels: dict[str, int] = {}  # each span's level, where its parent came before it
+    later: list[str] = []  # the parents not read yet where a child of theirs was
+    in_order, last_start, last_level = True, -1, 0  # (as trace_spans._depths finds it)
     try:
         for line, request in requests:
             if type(request) is not dict:
@@ -272,23 +275,40 @@ def json_run(
                             run_id = trace_id
                         if type(span_id) is not str or len(span_id) != 16:
                             return None
-                        if parent_id is not None and (
-                            type(parent_id) is not str or len(parent_id) != 16
-                        ):
+                        if not (span_id.islower() or span_id.isdecimal()):
+                            return None  # (in capitals: read span by span, which writes it lower)
+                        if span_id in levels:
+                            return None  # (given twice: read span by span, which keeps the first)
+                        if parent_id is None:
+                            level = 0
+                        elif type(parent_id) is not str or len(parent_id) != 16:
                             return None
+                        elif not (parent_id.islower() or parent_id.isdecimal()):
+                            return None
+                        else:
+                            level = levels.get(parent_id, -1) + 1
+                            if not level:
+                                later.append(parent_id)
+                        levels[span_id] = level
                         label = get("name", "")
                         if type(label) is not str:
                             return None
-                        spans.append(_read_span(span, run_id, span_id, parent_id, label, budget))
+                        made = _read_span(span, run_id, span_id, parent_id, label, budget)
+                        spans.append(made)
+                        start = made[5]
+                        if start > last_start:
+                            last_start, last_level = start, level
+                        elif start < last_start or level < last_level:
+                            in_order = False
+                        else:
+                            last_level = level
     except (ParseError, AttributeError):
         return None  # (read span by span, which names it)
     if not spans or not _lower(run_id):
         return None
-    if not all(_lower(s[1]) and (s[2] is None or _lower(s[2])) for s in spans):
-        return None  # (ids in capitals: read span by span, which writes them lower)
-    if len(set(map(_SPAN_ID, spans))) != len(spans):
-        return None  # (a span given twice: read span by span, which keeps the first)
-    return RunRead(run_id, spans, scopes)
+    if any(parent in levels for parent in later):  # (a child before its parent)
+        return RunRead(run_id, spans, scopes, None, False)
+    return RunRead(run_id, spans, scopes, levels, in_order)
 
 
 def _lower(hex_id: str) -> bool:
@@ -296,11 +316,16 @@ def _lower(hex_id: str) -> bool:
 
 
 class RunRead(NamedTuple):
-    """A source of one run read whole at once (:func:`json_run`)."""
+    """A source of one run read whole at once (:func:`json_run`): ``levels``, each span's
+    level in its tree where every parent came before its children (None: one did not),
+    and ``in_order``, whether the spans were ordered by start, then level (False where
+    ``levels`` is None)."""
 
     trace_id: str
     spans: list[Span]
     scopes: list[tuple[int, int, int, int]]
+    levels: dict[str, int] | None
+    in_order: bool
 
 
 def run_place(read: RunRead, span: Span) -> str:
@@ -308,9 +333,6 @@ def run_place(read: RunRead, span: Span) -> str:
     n = next(k for k, held in enumerate(read.spans) if held is span)
     first, line, i, j = read.scopes[bisect_right(read.scopes, (n, 1 << 62)) - 1]
     return place(RawSpan("", "", None, "", None, None, (line, i, j, n - first), "json"))
-
-
-_SPAN_ID = attrgetter("span_id")
 
 
 def _at(at: tuple[int, ...]) -> str:

@@ -41,7 +41,7 @@ message it gave. Other spans (HTTP, a database) are no step and give no message.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol, TypeVar
 
 from ..core.errors import ParseError
@@ -116,7 +116,7 @@ def run_messages(
     kinds = _kinds(spans, depth, parents_first)
     reading = _Reading(where)
     reading.messages.extend(_given(spans, kinds, where))
-    agent = read_steps(spans, kinds, depth, reading)
+    agent = read_steps(stepped(spans, kinds), depth, reading)
     if agent is not None:
         reading.agent_answer(agent)
     return reading.messages, tuple(reading.steps)
@@ -126,7 +126,14 @@ class StepReader(Protocol):
     """What reads a run's steps span by span: the general reading here, and the straight
     one (``trace_conversation``)."""
 
-    steps: list[TraceStep]
+    def step(
+        self,
+        span: Span,
+        kind: str,
+        message: int | None,
+        tool: str | None = None,
+        error: str | None = None,
+    ) -> None: ...
 
     def model_call(self, span: Span) -> None: ...
 
@@ -134,23 +141,30 @@ class StepReader(Protocol):
 
 
 def read_steps(
-    spans: Sequence[Span], kinds: Mapping[str, str], depth: Mapping[str, int], reading: StepReader
+    steps: Iterable[tuple[Span, str]], depth: Mapping[str, int], reading: StepReader
 ) -> Span | None:
-    """Each step's span of ``spans`` (in the order they start) handed to ``reading`` by its
-    kind, an agent's step kept as it is; the agent span nearest the root (whose answer is
-    the run's), or None where there is none."""
+    """Each step's span (with its kind, in the order the spans start) handed to
+    ``reading`` by its kind, an agent's step kept as it is; the agent span nearest the
+    root (whose answer is the run's), or None where there is none."""
     agent: Span | None = None
-    for span in spans:
-        kind = kinds.get(span.span_id)
+    for span, kind in steps:
         if kind == CHAT:
             reading.model_call(span)
         elif kind == TOOL:
             reading.tool_call(span)
-        elif kind == AGENT:
-            reading.steps.append(step_of(span, AGENT, None))
+        else:
+            reading.step(span, AGENT, None)
             if agent is None or depth[span.span_id] < depth[agent.span_id]:
                 agent = span
     return agent
+
+
+def stepped(spans: Sequence[Span], kinds: Mapping[str, str]) -> Iterator[tuple[Span, str]]:
+    """The spans of ``spans`` that are steps, each with its kind (``kinds``: by span id)."""
+    for span in spans:
+        kind = kinds.get(span.span_id)
+        if kind is not None:
+            yield span, kind
 
 
 def _kinds(
@@ -162,28 +176,40 @@ def _kinds(
     A span is read after its parent: in the order given, where every parent comes before
     its children (spans ordered by their start, as a tracer starts them; known already
     where ``parents_first``, else found out on the way), else in the order of their
-    levels. What a span passes to its children, the model call and the tool it is in
-    (None: none), is kept only where it is in one."""
-    kinds = _kinds_in(spans, None if parents_first else depth)
-    if kinds is None:  # (a child before its parent: read again by their levels)
-        kinds = _kinds_in(sorted(spans, key=lambda s: depth[s.span_id]), None)
-        assert kinds is not None
-    return kinds
+    levels."""
+    try:
+        return dict(_ids(kinds_in_order(spans, None if parents_first else depth)))
+    except ChildFirst:  # (a child before its parent: read again by their levels)
+        return dict(_ids(kinds_in_order(sorted(spans, key=lambda s: depth[s.span_id]))))
 
 
-def _kinds_in(ordered: Sequence[Span], depth: Mapping[str, int] | None) -> dict[str, str] | None:
-    """:func:`_kinds` of spans ordered so that each comes after its parent; where
-    ``depth`` is given, None as soon as a span comes before its parent in the trace."""
-    kinds: dict[str, str] = {}
-    # (the model call and the tool a span's children are in, for the spans in either)
-    inside: dict[str, tuple[str | None, str | None]] = {}
+def _ids(steps: Iterable[tuple[Span, str]]) -> Iterator[tuple[str, str]]:
+    for span, kind in steps:
+        yield span.span_id, kind
+
+
+class ChildFirst(Exception):
+    """A span met before its parent (:func:`kinds_in_order`)."""
+
+
+def kinds_in_order(
+    ordered: Sequence[Span], depth: Mapping[str, int] | None = None
+) -> Iterator[tuple[Span, str]]:
+    """The spans of ``ordered`` (each after its parent) that are steps, each with its kind,
+    as :func:`_kinds` finds them; where ``depth`` is given, :class:`ChildFirst` as soon as
+    a span comes before its parent in the trace. What a span passes to its children, the
+    model call and the tool it is in (None: none), is kept only where it is in one."""
+    # (for the spans in a model call or a tool: whether their children are in a model
+    # call, and the tool span they are in, None: none; its name read only where a tool
+    # is met inside it)
+    inside: dict[str, tuple[bool, Span | None]] = {}
     done: set[str] = set()
     operations = _OPERATIONS
     for span in ordered:
         span_id, parent = span.span_id, span.parent_id
         if depth is not None:
             if parent is not None and parent not in done and parent in depth:
-                return None
+                raise ChildFirst
             done.add(span_id)
         # (operation's first test at once: nearly every step names its operation)
         named = span.attributes.get("gen_ai.operation.name")
@@ -193,23 +219,26 @@ def _kinds_in(ordered: Sequence[Span], depth: Mapping[str, int] | None) -> dict[
         held = inside.get(parent) if parent else None
         if held is None:  # (in no model call and no tool: nearly every step)
             if kind is not None:
-                kinds[span_id] = kind
                 if kind == CHAT:
-                    inside[span_id] = (span_id, None)
+                    inside[span_id] = _IN_MODEL
                 elif kind == TOOL:
-                    inside[span_id] = (None, _tool_name(span))
+                    inside[span_id] = (False, span)
+                yield span, kind
             continue
         model, tool = held
-        if kind == CHAT and model is None:
-            kinds[span_id] = CHAT
-            held = (span_id, tool)
-        elif kind == TOOL and tool != (name := _tool_name(span)):
-            kinds[span_id] = TOOL
-            held = (model, name)
-        elif kind == AGENT:
-            kinds[span_id] = AGENT
-        inside[span_id] = held
-    return kinds
+        if kind == CHAT and not model:
+            inside[span_id] = (True, tool)
+            yield span, CHAT
+        elif kind == TOOL and (tool is None or _tool_name(tool) != _tool_name(span)):
+            inside[span_id] = (model, span)
+            yield span, TOOL
+        else:
+            inside[span_id] = held
+            if kind == AGENT:
+                yield span, AGENT
+
+
+_IN_MODEL = (True, None)  # (what a model call in no tool passes to its children)
 
 
 def _given(spans: Sequence[Span], kinds: Mapping[str, str], where: Where) -> list[Chat]:
@@ -257,6 +286,14 @@ def step_of(
         message,
     )
     return tuple.__new__(TraceStep, fields)  # (TraceStep(*fields): one a step)
+
+
+def steps_of(marks: Sequence[object]) -> tuple[TraceStep, ...]:
+    """The steps a reading marked: each step's span, kind, message, tool and error one after
+    another (``trace_conversation``'s straight reading keeps them so, and makes the steps
+    only where they are asked for)."""
+    spans, kinds, messages, tools, errors = (marks[k::5] for k in range(5))
+    return tuple(map(step_of, spans, kinds, messages, tools, errors))  # type: ignore[arg-type]
 
 
 class _Reading:

@@ -54,7 +54,7 @@ from .trace_formats import (
     place,
     run_place,
 )
-from .trace_messages import TraceStep, run_messages
+from .trace_messages import TraceStep, run_messages, steps_of
 from .trace_objects import (
     memory_spans,
     proto_requests,
@@ -81,11 +81,13 @@ class Trace(Slotted):
     reading of its JSON form (:meth:`run_json`) made without writing that form out.
 
     A run read straight from its spans (``trace_conversation.straight_run``) holds its
-    Conversation from the start, and makes its chat messages only when they are asked for
-    (``messages``: the span tree's marks, :meth:`run_json`), from the Conversation and
-    ``chats``, what the straight reading kept of each message."""
+    Conversation from the start, and makes its chat messages and its steps only when they
+    are asked for (``messages``: the span tree's marks, :meth:`run_json`; ``steps``: the
+    span tree), from the Conversation and ``chats``, what the straight reading kept of each
+    message, and from ``marks``, what it kept of each step: fewer objects kept while the
+    run is scored, for the collector to pass over and to free."""
 
-    __slots__ = ("spans", "source", "trace_id", "_messages", "steps", "_read", "_chats")
+    __slots__ = ("spans", "source", "trace_id", "_messages", "_steps", "_read", "_chats", "_marks")
     _fields = ("spans", "source", "trace_id", "messages", "steps")
 
     def __init__(
@@ -94,13 +96,24 @@ class Trace(Slotted):
         source: str,
         trace_id: str,
         messages: tuple[Chat, ...] | None,
-        steps: tuple[TraceStep, ...],
+        steps: tuple[TraceStep, ...] | None,
         read: Conversation | None = None,
         chats: list[object] | None = None,
+        marks: list[object] | None = None,
     ) -> None:
         self.spans, self.source, self.trace_id = spans, source, trace_id
-        self._messages, self.steps = messages, steps
-        self._read, self._chats = read, chats
+        self._messages, self._steps = messages, steps
+        self._read, self._chats, self._marks = read, chats, marks
+
+    @property
+    def steps(self) -> tuple[TraceStep, ...]:
+        """The run's steps (made on first use where the run was read straight)."""
+        if self._steps is None:
+            assert self._marks is not None
+            with collector_paused():
+                self._steps = steps_of(self._marks)
+            self._marks = None
+        return self._steps
 
     @property
     def messages(self) -> tuple[Chat, ...]:
@@ -172,7 +185,8 @@ def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
         assert isinstance(path_or_spans, (str, os.PathLike))
         whole = _whole_run(data, os.fspath(path_or_spans), name)
         if whole is not None:  # (a file of one run and no selection: read at once)
-            return _trace(whole.trace_id, whole.spans, name, _places(whole, name))
+            levels = None if whole.levels is None else (whole.levels, True, whole.in_order)
+            return _trace(whole.trace_id, whole.spans, name, _places(whole, name), levels)
     try:  # (a file of JSON lines: the lines that may hold the run only)
         chosen_id, chosen = _select(_runs(spans_of(wanted), name), wanted, name)
     except ParseError:
@@ -196,10 +210,17 @@ def trace_of(chosen_id: str, chosen: list[RawSpan], name: str) -> Trace:
     return _trace(chosen_id, spans, name, where)
 
 
-def _trace(chosen_id: str, spans: list[Span], name: str, where: Callable[[Span], str]) -> Trace:
+def _trace(
+    chosen_id: str,
+    spans: list[Span],
+    name: str,
+    where: Callable[[Span], str],
+    levels: tuple[dict[str, int], bool, bool] | None = None,
+) -> Trace:
     """The run of trace ``chosen_id``, its spans read whole (in the source's order, each
-    once), read into a :class:`Trace`; ``where`` names a span's place in an error."""
-    depth, parents_first, in_order = _depths(spans, name, where)
+    once), read into a :class:`Trace`; ``where`` names a span's place in an error;
+    ``levels``: what :func:`_depths` gives, where it was found as the spans were read."""
+    depth, parents_first, in_order = _depths(spans, name, where) if levels is None else levels
     # by start, a parent before its child at the same time, then the source's order: two
     # stable sorts, the later one's key first; none where the source's order is that order
     # already (a tracer's export, as a rule: found out while the levels are). Where it is,
@@ -211,19 +232,21 @@ def _trace(chosen_id: str, spans: list[Span], name: str, where: Callable[[Span],
 
     straight = straight_run(spans, depth, where, parents_first)
     chats: list[object] | None = None
+    marks: list[object] | None = None
+    steps: tuple[TraceStep, ...] | None = None
     if straight is not None:
-        read, steps, chats = straight
+        read, marks, chats = straight
         messages = None
     else:
         made, steps = run_messages(spans, depth, where, parents_first)
         messages, read = tuple(made), None
-    if not steps:
+    if not (marks or steps):
         raise ParseError(
             f"{name}: trace {chosen_id} holds no model call, tool call or agent among its "
             f"{len(spans)} spans (gen_ai.operation.name chat, execute_tool, invoke_agent; "
             f"openinference.span.kind LLM, TOOL, AGENT): no run to read"
         )
-    return Trace(tuple(spans), name, chosen_id, messages, steps, read, chats)
+    return Trace(tuple(spans), name, chosen_id, messages, steps, read, chats, marks)
 
 
 def _decoded(chosen: list[RawSpan], name: str) -> list[Span]:

@@ -714,6 +714,37 @@ def test_a_file_of_one_run_is_read_at_once_as_span_by_span(tmp_path):
     assert len(read_trace(long).spans) == 300
 
 
+def test_a_run_read_at_once_finds_its_levels_and_order_as_read_after(tmp_path):
+    import benchmarks.traces as bench
+
+    long = tmp_path / "long.jsonl"
+    bench.write_long(long, 31)
+    read = trace_formats.json_run(
+        trace_formats.json_requests(long.read_text(), "t"), trace_formats.Budget(), 10**6
+    )
+    assert read is not None and read.levels is not None
+    depth, parents_first, in_order = trace_spans._depths(read.spans, "t", str)
+    assert (read.levels, read.in_order) == (depth, in_order) and parents_first
+    # the agent at level 0, its model calls and tools at 1, each model call's HTTP span at 2:
+    # (31 - 4) // 3 = 9 turns and the answer's model call: 1 + 2 * 10 + 9 = 30 spans
+    assert sorted(read.levels.values()) == [0] + [1] * 19 + [2] * 10
+    assert read.in_order
+    # a child listed before its parent: no levels found as read (trace_spans finds them)
+    request = json.loads(long.read_text().splitlines()[0])
+    spans = request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans[1], spans[2] = spans[2], spans[1]  # (the first model call's HTTP span first)
+    swapped = trace_formats.json_run(iter([(1, request)]), trace_formats.Budget(), 10**6)
+    assert swapped is not None and swapped.levels is None and not swapped.in_order
+    path = tmp_path / "swapped.jsonl"
+    path.write_text(json.dumps(request) + "\n")
+    before, after = read_trace(long), read_trace(path)  # (sorted: the same run)
+    assert (after.spans, after.steps, after.messages) == (
+        before.spans,
+        before.steps,
+        before.messages,
+    )
+
+
 @pytest.mark.parametrize(
     "change",
     ["a span given twice", "an id in capitals", "a second trace", "scopes under their old name"],
