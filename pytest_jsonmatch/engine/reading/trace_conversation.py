@@ -40,6 +40,8 @@ from .agent_messages import (
     _CHAT_KEYS,
     ASSISTANT,
     ERROR,
+    ERROR_TEXT,
+    OK,
     TOOL,
     Answer,
     Conversation,
@@ -138,6 +140,9 @@ class _Other(Exception):
 _OUTPUT = "gen_ai.output.messages"
 _ABSENT: Any = object()  # (an attribute a span does not hold)
 _OK_HELD = {"status": "ok"}  # (what a tool result's message says of it where it did not fail)
+# whether a result's message that says so says the tool failed, whatever its result (no
+# vocabulary reads it so: a text result's status is then its own)
+_OK_FAILED = _status(_OK_HELD, None) == ERROR
 
 
 def straight_run(
@@ -186,9 +191,10 @@ class _Unsuited(Exception):
     none."""
 
 
-def _arguments(text: str, what: str) -> dict[str, Any]:
+def _arguments(text: str, at: str, name: str) -> dict[str, Any]:
     """A call's arguments text read as ``agent_messages.read_arguments`` reads it (short
-    JSON text of an object at once); ``_Other`` where it gives no object or refuses it."""
+    JSON text of an object at once; ``at``: where the call is, ``name`` its function, as
+    an error names them); ``_Other`` where it gives no object or refuses it."""
     if len(text) < SHORT_JSON:
         try:
             value, end = _SCAN(text, 0)
@@ -197,7 +203,7 @@ def _arguments(text: str, what: str) -> dict[str, Any]:
         if type(value) is dict and end == len(text):
             return value
     try:
-        value = read_arguments(text, what)
+        value = read_arguments(text, f"actual {at}.arguments (call {name!r})")
     except ParseError:
         raise _Other from None
     if type(value) is not dict:
@@ -320,12 +326,23 @@ class _Straight:
         value = span.attributes.get(_OUTPUT)
         if type(value) is not str:
             return False
-        try:
-            listed = json_text(value, _OUTPUT)
-        except (ValueError, ParseError):
-            return False  # (output's own error, raised by it)
-        if type(listed) is not list or not listed or str in map(type, listed):
-            return False  # (none; or a message given as text, read by output)
+        listed: Any = None
+        if len(value) < SHORT_JSON:  # (as json_text reads it: short text at once)
+            try:
+                listed, end = _SCAN(value, 0)
+            except (StopIteration, ValueError, RecursionError):
+                end = -1
+            if end != len(value):
+                listed = None
+        if listed is None:
+            try:
+                listed = json_text(value, _OUTPUT)
+            except (ValueError, ParseError):
+                return False  # (output's own error, raised by it)
+        if type(listed) is not list or not listed:
+            return False  # (none)
+        if len(listed) > 1 and str in map(type, listed):
+            return False  # (a message given as text, read by output)
         message = listed[0]
         if type(message) is not dict or message.get("role") != "assistant":
             return False
@@ -350,7 +367,10 @@ class _Straight:
         text = "\n".join(texts) if texts else None
         if not self._reply(text, calls or None):
             return False
-        self.chats.append((text, *[arguments for _, _, arguments in calls]))
+        # (its chat message's text, then each call's arguments as given: chat_messages)
+        self.chats.append(text)
+        for _, _, arguments in calls:
+            self.chats.append(arguments)
         return True
 
     def _chat_reply(self, reply: dict[str, Any], listed: object) -> bool:
@@ -391,13 +411,15 @@ class _Straight:
         where = f"messages[{index}]"
         deep = 1 if listed is None else 2
         calls: list[ToolCall] = []
+        named: list[str] = []  # (each call's id)
         for j, (call_id, name, arguments) in enumerate(listed or ()):
             if type(call_id) is not str or type(name) is not str:
                 return False
             at = f"{where}.tool_calls[{j}].function"
             if type(arguments) is str:
-                deep = max(deep, 4)
-                arguments = _arguments(arguments, f"actual {at}.arguments (call {name!r})")
+                if deep < 4:
+                    deep = 4
+                arguments = _arguments(arguments, at, name)
             elif type(arguments) is dict:
                 nested = _plain_depth(arguments, _FAST_DEPTH - 4)
                 if nested < 0:
@@ -407,8 +429,12 @@ class _Straight:
             else:
                 return False
             calls.append(tuple.__new__(ToolCall, (name, arguments, at, call_id, None, None)))
-        for k, made in enumerate(calls):
-            self._made(made.id, index, k, True)
+            named.append(call_id)
+        ids = self.ids
+        for k, call_id in enumerate(named):  # (as _made makes them)
+            if call_id in ids:
+                raise _Other
+            ids[call_id] = (index, k, True)
         self.replied, self.said = True, content
         if deep > self.depth:
             self.depth = deep
@@ -433,7 +459,7 @@ class _Straight:
         found = self.ids.get(call_id) if call_id is not None else None
         if found is None or not found[2]:
             raise _Other  # (by its name, or a call the reader makes: the general reading's)
-        error = _error(span)
+        error = _error(span) if span.events or span.status == "error" else None
         content = attributes.get(RESULT_KEYS[0], _ABSENT)
         if content is _ABSENT:
             content = _first(span, RESULT_KEYS)
@@ -448,7 +474,12 @@ class _Straight:
         if deep > self.depth:
             self.depth = deep
         index = len(self.read)
-        status = ERROR if error is not None else _status(_OK_HELD, content)
+        if error is not None:
+            status = ERROR
+        elif kind is str and not _OK_FAILED:  # (as _status reads a text beside _OK_HELD)
+            status = ERROR if content.startswith(ERROR_TEXT) else OK
+        else:
+            status = _status(_OK_HELD, content)
         result = tuple.__new__(Answer, (call_id, None, status))
         where = f"messages[{index}]"
         self.read.append(tuple.__new__(Message, (TOOL, (), None, where, index, content, (result,))))
@@ -489,24 +520,17 @@ class _Straight:
 
 def chat_messages(read: Sequence[Message], chats: Sequence[object]) -> list[Chat]:
     """The chat messages ``trace_messages.run_messages`` makes of a run read straight
-    (its messages ``read``; ``chats``: what :func:`straight_run` kept of each)."""
+    (its messages ``read``; ``chats``: what :func:`straight_run` kept of each, one after
+    another: a chat message; a reply of GenAI parts' text, then each of its calls'
+    arguments as given; a tool's result's error, None where nothing failed)."""
     out: list[Chat] = []
-    for message, made in zip(read, chats):
+    at = 0
+    for message in read:
+        made = chats[at]
+        at += 1
         if type(made) is dict:
             out.append(made)
-        elif type(made) is tuple:  # (a reply of GenAI parts: its text, its calls' arguments)
-            reply: Chat = {"role": "assistant", "content": made[0]}
-            if len(made) > 1:
-                reply["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": arguments},
-                    }
-                    for call, arguments in zip(message.calls, made[1:])
-                ]
-            out.append(reply)
-        else:  # (a tool's result: what failed, None where nothing did)
+        elif message.role == TOOL:  # (a tool's result: what failed)
             result: Chat = {
                 "role": "tool",
                 "tool_call_id": message.answers[0].call_id,
@@ -516,4 +540,18 @@ def chat_messages(read: Sequence[Message], chats: Sequence[object]) -> list[Chat
             if made is not None:
                 result["error"] = made
             out.append(result)
+        else:  # (a reply of GenAI parts: its text, then its calls' arguments)
+            reply: Chat = {"role": "assistant", "content": made}
+            if message.calls:
+                given = chats[at : at + len(message.calls)]
+                at += len(given)
+                reply["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": arguments},
+                    }
+                    for call, arguments in zip(message.calls, given)
+                ]
+            out.append(reply)
     return out

@@ -25,6 +25,7 @@ import base64
 import binascii
 import json
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -132,6 +133,37 @@ def json_requests(
             raise ParseError(
                 f"{name} line {number} is not JSON: {exc.msg} at column {exc.colno}{cut}"
             ) from None
+
+
+def json_lines(text: str) -> Iterator[tuple[int, object]]:
+    """The requests of an OTLP JSON file of one request a line (or one request in all),
+    as :func:`json_requests` gives them, each read where it is in ``text`` (no line cut
+    out of it first); a ParseError, and nothing said of why, as soon as the text is of any
+    other layout (a line that does not open an object at its first character or holds more
+    than one value, a blank line, a request over several lines among others) or a request
+    is not JSON: :func:`json_requests` reads such a file, and names what is wrong."""
+    scan, size = _SCAN_ONCE, len(text)
+    at, line = 0, 1
+    while at < size:
+        if text[at] != "{":
+            if _BLANK_END.match(text, at):
+                return  # (white space at the end)
+            raise ParseError("not read at once")
+        try:
+            request, end = scan(text, at)
+        except (StopIteration, ValueError, RecursionError):
+            raise ParseError("not read at once") from None
+        if line == 1 and _BLANK_END.match(text, end):
+            yield 0, request  # (the whole file is one request, as json_requests reads it)
+            return
+        if end < size and text[end] != "\n" or text.find("\n", at, end) != -1:
+            raise ParseError("not read at once")  # (more on its line, or over several)
+        yield line, request
+        at, line = end + 1, line + 1
+
+
+_BLANK_END = re.compile(r"[ \t\n\r]*\Z")  # (JSON's white space up to the end)
+_SCAN_ONCE: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _one_line(line: str) -> bool:
@@ -275,15 +307,11 @@ def json_run(
                             run_id = trace_id
                         if type(span_id) is not str or len(span_id) != 16:
                             return None
-                        if not (span_id.islower() or span_id.isdecimal()):
-                            return None  # (in capitals: read span by span, which writes it lower)
                         if span_id in levels:
                             return None  # (given twice: read span by span, which keeps the first)
                         if parent_id is None:
                             level = 0
                         elif type(parent_id) is not str or len(parent_id) != 16:
-                            return None
-                        elif not (parent_id.islower() or parent_id.isdecimal()):
                             return None
                         else:
                             level = levels.get(parent_id, -1) + 1
@@ -305,6 +333,11 @@ def json_run(
     except (ParseError, AttributeError):
         return None  # (read span by span, which names it)
     if not spans or not _lower(run_id):
+        return None
+    # every id as written in lower case (else read span by span, which writes it lower): a
+    # parent's is a span's where the parent was read (the same text), else in ``later``
+    ids = "".join(levels) + "".join(later)
+    if ids != ids.lower():
         return None
     if any(parent in levels for parent in later):  # (a child before its parent)
         return RunRead(run_id, spans, scopes, None, False)

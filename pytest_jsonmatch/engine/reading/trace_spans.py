@@ -46,6 +46,7 @@ from .trace_formats import (
     RunRead,
     Span,
     in_attribute,
+    json_lines,
     json_requests,
     json_run,
     json_span,
@@ -275,7 +276,7 @@ def _whole_run(data: bytes, path: str, name: str) -> RunRead | None:
         return None  # (protobuf, compressed or empty: _file_spans says which)
     try:
         text = utf8_decoded(data, "trace file", ParseError, path)
-        return json_run(json_requests(text, name), Budget(), MAX_SPANS)
+        return json_run(json_lines(text), Budget(), MAX_SPANS)
     except ParseError:
         return None
 

@@ -87,16 +87,21 @@ def read_steps(value: object, side: str) -> list[Step]:
     """Every step of the run ``value``, in order (ParseError naming where ``side`` cannot
     be read)."""
     steps: list[Step] = []
+    add, make = steps.append, tuple.__new__  # (Step(...) without its constructor's call:
+    # a run of tens of thousands of steps makes as many)
     for k, message in enumerate(read_messages(value, side)):
         if message.calls:
-            steps += [
-                Step(CALL, ASSISTANT, c.name, c.arguments, k, c.where, c.status, c.required)
-                for c in message.calls
-            ]
+            for c in message.calls:
+                add(
+                    make(
+                        Step,
+                        (CALL, ASSISTANT, c.name, c.arguments, k, c.where, c.status, c.required),
+                    )
+                )
         else:
             role = message.role
             kind = ANSWER if role == ASSISTANT else RESULT if role == TOOL else MESSAGE
-            steps.append(Step(kind, role, "", {}, k, message.where))
+            add(make(Step, (kind, role, "", {}, k, message.where, None, None)))
     return steps
 
 

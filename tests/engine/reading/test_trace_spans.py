@@ -714,6 +714,33 @@ def test_a_file_of_one_run_is_read_at_once_as_span_by_span(tmp_path):
     assert len(read_trace(long).spans) == 300
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ('{"a":1}', [(0, {"a": 1})]),  # (one request: line 0, as json_requests says it)
+        ('{"a":1}\n\n', [(0, {"a": 1})]),
+        ('{\n "a": 1\n}\n', [(0, {"a": 1})]),  # (pretty-printed, the whole file)
+        ('{"a":1}\n{"b":2}\n', [(1, {"a": 1}), (2, {"b": 2})]),
+        ('{"a":1}\n{"b":2}', [(1, {"a": 1}), (2, {"b": 2})]),
+        ('{"a":1}\n\n{"b":2}\n', None),  # (a blank line: json_requests reads it)
+        (' {"a":1}', None),
+        ('{"a":1} \n{"b":2}', None),
+        ('{"a":1}\r\n{"b":2}\r\n', None),
+        ('{"a":1}\n[1]\n', None),
+        ('{"a":1}\n{"b":', None),  # (cut off: json_requests names it)
+        ('{"a":1}{"b":2}\n', None),
+        ('{\n"a":1}\n{"b":2}\n', None),  # (a request over two lines, then another)
+    ],
+)
+def test_lines_read_in_place_as_json_requests_reads_them_or_left_to_it(text, read):
+    if read is None:
+        with pytest.raises(ParseError, match="not read at once"):
+            list(trace_formats.json_lines(text))
+        return
+    assert list(trace_formats.json_lines(text)) == read
+    assert list(trace_formats.json_requests(text, "t")) == read
+
+
 def test_a_run_read_at_once_finds_its_levels_and_order_as_read_after(tmp_path):
     import benchmarks.traces as bench
 
