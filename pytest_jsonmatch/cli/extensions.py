@@ -6,8 +6,9 @@ the plugin's ``jsonmatch_judge``), so that one schema file serves pytest and the
 A plugin module registers its extensions when imported (``register_comparator(...)`` at
 module level), or defines ``pytest_jsonmatch_register(registry)``, the hook the pytest
 plugin calls, which is called here with the registry. Worker processes (``-j``) forked
-from this process keep what it loaded; a spawned worker starts with a fresh registry and
-loads the same again (:func:`worker_setup`).
+from this process load them as it does, on the same way from the same arguments (they are
+forked before: cli/score.py); a spawned worker starts with a fresh registry and loads the
+same again (:func:`worker_setup`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import os
 import sys
 
 from ..engine.core.errors import JsonMatchError
-from ..engine.metrics import REGISTRY
 from .input_error import InputError
 
 # the call keys of the plugin's setting: the command has no runner to give them to
@@ -61,6 +61,8 @@ def load_in_worker(plugins: list[str], judge: str | None) -> None:
 def load_extensions(args: argparse.Namespace) -> None:
     """Import each ``--plugins`` module and configure ``--judge``; a mistake is an
     InputError naming the option."""
+    from ..engine.metrics import REGISTRY  # (here: the command parses its arguments first)
+
     for name in getattr(args, "plugins", None) or []:
         if "" not in sys.path and os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())

@@ -12,8 +12,10 @@ blocking writes, one each way, would).
 The workers are forked as the first tasks need them, not when the pool is made: a worker
 holds what this process built before its first task (the run's settings, its guessed
 schema, the modules and caches the guess loaded) without being sent or building it again,
-and the first worker scores while the next is forked, so that forking N workers is no
-serial step before the first task. A worker is kept busy by what it has finished, not by
+and the first worker scores while the next is forked. Or all at once ahead of the tasks
+(:meth:`ForkPool.fork_all`, what ``jsonmatch score`` does): each worker then loads what its
+tasks need (a ``setup``) while this process builds the first ones, in a process not yet
+grown, whose pages neither copies from the other as it writes them. A worker is kept busy by what it has finished, not by
 what was taken: each has up to ``window`` tasks it has not answered, and gets the next as
 soon as an answer arrives, even while an earlier task of another worker is still awaited.
 
@@ -97,7 +99,16 @@ class ForkPool:
         self.jobs = jobs
         self.workers: list[_Worker] = []
 
-    def _fork(self) -> _Worker:
+    def fork_all(self, setup: Callable[[], None]) -> None:
+        """Every worker forked now, ahead of the tasks: each runs ``setup`` first (what its
+        tasks will need, loaded while the caller builds the first ones), its standard output
+        and error /dev/null meanwhile (only the caller reports anything: what ``setup``
+        says or raises, the caller meets too), then serves. A worker whose ``setup`` fails
+        exits: the caller learns it when a task sent to it is due, if ever."""
+        while len(self.workers) < self.jobs:
+            self._fork(setup)
+
+    def _fork(self, setup: Callable[[], None] | None = None) -> _Worker:
         if _threads() > 1:  # (parallel.start_method chose fork: none has started since)
             raise RuntimeError("a worker forked from a process running other threads")
         task_read, task_write = os.pipe()
@@ -115,6 +126,8 @@ class ForkPool:
                     for fd in (other.tasks, other.results):
                         if fd >= 0:
                             os.close(fd)
+                if setup is not None:
+                    _set_up(setup)
                 code = _serve(task_read, result_write)
             finally:
                 os._exit(code)
@@ -421,6 +434,25 @@ def _how(status: int) -> str:
             name = f"signal {number}"
         return f"killed by {name}" + (": out of memory?" if number == signal.SIGKILL else "")
     return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def _set_up(setup: Callable[[], None]) -> None:
+    """A worker forked ahead of its tasks: ``setup`` run with standard output and error
+    /dev/null, Ctrl-C ignored (the run's to handle: it stops the worker) and SIGTERM ending
+    it; the output as it was for the tasks (a task's print is the worker's, as before)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    kept = os.dup(1), os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    setup()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd, back in zip((1, 2), kept):
+        os.dup2(back, fd)
+        os.close(back)
 
 
 def _serve(tasks: int, results: int) -> int:

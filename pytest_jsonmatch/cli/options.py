@@ -10,18 +10,21 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from ..engine.configuring.walk_config import WalkConfig
 from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.core.numbers import whole_in
-from ..engine.core.values import JsonObject, JsonValue
-from ..engine.metrics import metric_named
-from ..engine.metrics.base import configure
 from ..reporting.verdicts.gate_specs import offered_by
 from ..reporting.verdicts.gates import GateSettings, gate_names, parse_floors, with_fields
 from .extensions import add_extension_arguments, load_extensions
 from .input_error import InputError
-from .inputs import STDIN, parse_option, read_settings, read_settings_as
+
+# The metrics and the readers of files are imported where the options are read, not here:
+# ``jsonmatch score -j N`` parses its arguments with this module, then forks its workers
+# before the engine's modules are imported (cli/score.py).
+if TYPE_CHECKING:
+    from ..engine.configuring.walk_config import WalkConfig
+    from ..engine.core.values import JsonObject, JsonValue
 
 
 def add_scoring_arguments(parser: argparse._ActionsContainer, structeval: bool = False) -> None:
@@ -150,6 +153,9 @@ def metric_and_options(
 ) -> tuple[str, dict[str, object]]:
     """The metric and options the arguments ask for (InputError when they cannot be used),
     once the ``--plugins`` and ``--judge`` they name are loaded."""
+    from ..engine.metrics import metric_named
+    from .inputs import parse_option, read_settings
+
     load_extensions(args)
     metric = args.metric or ("structural_f1" if structeval or args.config else "field_f1")
     try:
@@ -182,6 +188,8 @@ def schema_option(path: str) -> str | JsonObject:
     whose references resolve in the working directory. A YAML schema in a file not named
     ``.yaml``/``.yml`` (which the engine would read as JSON) is given as a mapping too, its
     base set to the file by ``$id``."""
+    from .inputs import STDIN, read_settings_as
+
     schema, kind = read_settings_as(path, "schema")
     if not isinstance(schema, dict):
         raise InputError(f"{path}: a schema is a mapping (a JSON or YAML object)")
@@ -210,6 +218,9 @@ def checked_configuration(
     """The metric's configuration of ``options``, made before any record is read: an option
     or a schema it cannot use is an InputError (a schema's names ``--schema`` and its file,
     a ``$ref`` that cannot be resolved among them)."""
+    from ..engine.metrics import metric_named
+    from ..engine.metrics.base import configure
+
     try:
         return configure(metric_named(metric), dict(options))
     except SchemaError as exc:

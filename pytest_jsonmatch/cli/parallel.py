@@ -9,16 +9,18 @@ reading process merges what comes back. At most two chunks per worker are in fli
 are read only as fast as they are handled.
 
 On Linux, from a process with no other thread (the command line's), ``-j N`` is this process
-and N - 1 workers forked from it (fork_pool.py: pipes, no ``multiprocessing``) as the first
-chunks go out, after the run has guessed its schema: a worker starts in milliseconds,
-holding the modules, the settings and the schema this process has
-(:func:`~pytest_jsonmatch.dataset.chunk_work.hold_args`), where a new interpreter takes about
-0.2 s, a fifth of a 10,000-record run. This process scores a chunk whenever every worker has
+and N - 1 workers forked from it (fork_pool.py: pipes, no ``multiprocessing``) as soon as the
+command's arguments are parsed (:class:`Workers`): each worker imports what scoring a chunk
+needs while this process imports the run's modules, checks its options and guesses its
+schema, and takes the run's settings with its first chunk, unpickled once
+(:func:`~pytest_jsonmatch.dataset.chunk_work.call_in_worker`); a fork takes a millisecond,
+where a new interpreter takes about 0.2 s, a fifth of a 10,000-record run. This process
+scores a chunk whenever every worker has
 its two, feeding them between its groups of records (``pause``), so that on N CPUs none
 waits: the command's own CPU is not left to merging alone. Elsewhere, or with other threads
 running (fork would copy locks they may hold), N workers are spawned by a
-``ProcessPoolExecutor`` as the run starts, before the files are read, and this process only
-merges. Either way a chunk is handled only by the functions of dataset/chunk_work.py, given
+``ProcessPoolExecutor`` once the options are checked, before the files are read, and this
+process only merges. Either way a chunk is handled only by the functions of dataset/chunk_work.py, given
 the chunk and the run's settings: the result does not depend on where it was handled.
 
 Two JSONL files paired by position are scanned into spans of SCORED_TOGETHER records, joined
@@ -42,20 +44,10 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from ..dataset import Pair
-from ..dataset.chunk_work import (
-    SCORED_TOGETHER,
-    Chunk,
-    call_in_worker,
-    hold_args,
-    joined,
-    packed,
-    ready,
-)
-from ..dataset.spans import Span
-
-CHUNK = SCORED_TOGETHER  # pairs per chunk handled in this process
-WORKER_CHUNK = 4 * SCORED_TOGETHER  # pairs per trip to a worker: a trip costs about 1 ms
+# The dataset's modules (dataset/chunk_work.py) are imported where a chunk is first handled,
+# not here: cli/score.py imports this module to parse its arguments, before it forks.
+CHUNK = 64  # pairs per chunk handled in this process: chunk_work.SCORED_TOGETHER
+WORKER_CHUNK = 4 * CHUNK  # pairs per trip to a worker: a trip costs about 1 ms
 
 T = TypeVar("T")
 Pause = Callable[[], None]
@@ -63,6 +55,9 @@ Pause = Callable[[], None]
 if TYPE_CHECKING:  # loaded with the first worker: a run of one job never needs them
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from ..dataset import Pair
+    from ..dataset.chunk_work import Chunk
+    from ..dataset.spans import Span
     from .fork_pool import ForkPool
 
 
@@ -93,14 +88,16 @@ def sized_spans(found: Iterable[Span], gold_bytes: int, hands: int) -> Iterator[
     records. Chunks start where a group of SCORED_TOGETHER starts, so that the groups
     scored together are those of ``-j 1``. A reading error is raised at once (the spans'
     reader gives way to the streaming reader, which names it: cli/score.py)."""
-    most = WORKER_CHUNK // SCORED_TOGETHER
+    from ..dataset.chunk_work import joined
+
+    most = WORKER_CHUNK // CHUNK
     scanned = iter(found)
     at = done = 0  # the gold file's bytes and the records handed out so far
     while True:
         take = most
         if done and hands > 1:
             left = (gold_bytes - at) * done // max(1, at)  # records left, estimated
-            take = max(1, min(most, left // (2 * hands * SCORED_TOGETHER)))
+            take = max(1, min(most, left // (2 * hands * CHUNK)))
         group = list(itertools.islice(scanned, take))
         if not group:
             return
@@ -171,11 +168,18 @@ def auto_jobs(inputs: Iterable[str], alone: bool) -> int:
 
 
 class Workers:
-    """The run's worker processes (none for one job), started on entering. ``setup``: what
-    a spawned worker runs first (a function and its arguments, picklable), to load what this
-    process loaded before it scores (a forked one has it already). ``meanwhile``: what this
-    process alone needs later (the output's modules), done once the first chunks are on
-    their way to workers, while they score (with one job: never; it is done when needed)."""
+    """The run's worker processes (none for one job). ``setup``: what a worker runs first
+    (a function and its arguments, picklable), to load what this process loads before it
+    scores (``--plugins``, ``--judge``). ``meanwhile``: what this process alone needs later
+    (the output's modules), done once the first chunks are on their way to workers, while
+    they score (with one job: never; it is done when needed).
+
+    Forked workers are forked on entering, before the run has imported its modules, read
+    its options or guessed its schema: each runs ``setup`` and imports what scoring a chunk
+    needs (:func:`_worker_start`) while this process does the same and more, then serves
+    the chunks it is sent, given the run's settings with the first (read from nothing
+    else: standard input, a FIFO are this process's alone). Spawned workers are started by
+    :meth:`start`, once the options are checked."""
 
     def __init__(
         self,
@@ -199,21 +203,30 @@ class Workers:
             from .fork_pool import ForkPool
 
             self._forked = ForkPool(self.jobs - 1)  # (and this process: the Nth)
-        elif self.jobs > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            context = multiprocessing.get_context("spawn")
-            if self.setup is not None:
-                start, start_args = self.setup
-                self._pool = ProcessPoolExecutor(
-                    self.jobs, mp_context=context, initializer=start, initargs=start_args
-                )
-            else:
-                self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
-            for _ in range(self.jobs):
-                self._pool.submit(ready)
+            self._forked.fork_all(lambda: _worker_start(self.setup))
         return self
+
+    def start(self) -> None:
+        """Spawned workers started (forked ones were on entering), each running ``setup``
+        first and then a first task that imports dataset/chunk_work.py, while this process
+        reads the files."""
+        if self.jobs <= 1 or self._forked is not None or self._pool is not None:
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from ..dataset.chunk_work import ready
+
+        context = multiprocessing.get_context("spawn")
+        if self.setup is not None:
+            start, start_args = self.setup
+            self._pool = ProcessPoolExecutor(
+                self.jobs, mp_context=context, initializer=start, initargs=start_args
+            )
+        else:
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
+        for _ in range(self.jobs):
+            self._pool.submit(ready)
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if self._forked is not None:
@@ -222,6 +235,15 @@ class Workers:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def stopped(self, error: BaseException) -> bool:
+        """Whether ``error`` is a forked worker's end without its result (``WorkerStopped``,
+        fork_pool.py: killed, out of memory), which is no error of the run's input."""
+        if self._forked is None:
+            return False
+        from .fork_pool import WorkerStopped  # (imported with the pool already)
+
+        return isinstance(error, WorkerStopped)
 
     def release(self) -> None:
         """No more chunks: forked workers are let go at once (they exit while the run
@@ -245,6 +267,8 @@ class Workers:
         if not self.parallel:
             yield from chunks(pairs)
         else:
+            from ..dataset.chunk_work import packed
+
             for chunk in chunks(pairs, WORKER_CHUNK):
                 yield packed(chunk)
 
@@ -260,6 +284,8 @@ class Workers:
                 yield handle(chunk, *args)
             return
         import pickle  # (only a run with worker processes pickles)
+
+        from ..dataset.chunk_work import call_in_worker, hold_args
 
         shared = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)  # once for every chunk
         if self._forked is not None:
@@ -295,3 +321,12 @@ class Workers:
         finally:
             for future in waiting:
                 future.cancel()
+
+
+def _worker_start(setup: tuple[Callable[..., None], tuple[object, ...]] | None) -> None:
+    """A forked worker's start, ahead of its first chunk: ``setup`` (the run's extensions,
+    as a spawned worker loads them), then the modules that score a chunk imported."""
+    if setup is not None:
+        start, start_args = setup
+        start(*start_args)
+    import pytest_jsonmatch.dataset.chunk_work  # noqa: F401 - (and the engine with it)

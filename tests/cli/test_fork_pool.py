@@ -478,12 +478,12 @@ def test_meanwhile_runs_once_after_the_first_tasks_are_on_their_way():
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
 def test_with_workers_the_output_is_written_without_an_import(tmp_path, fmt):
     """``jsonmatch score -j 2 -o FILE``: the modules writing the output needs are imported
-    while the worker scores (cli/score.py, ``_output_modules``), none after the last
+    while the worker scores (cli/score.py, ``_output_modules``; cli/score_run.py writes it), none after the last
     chunk."""
     out = _run(f"""
         import tempfile
         from pytest_jsonmatch.cli import main
-        import pytest_jsonmatch.cli.score as score
+        import pytest_jsonmatch.cli.score_run as score
         folder = {str(tmp_path)!r}
         with open(folder + "/g.jsonl", "w") as g, open(folder + "/p.jsonl", "w") as p:
             for i in range(600):
@@ -503,3 +503,210 @@ def test_with_workers_the_output_is_written_without_an_import(tmp_path, fmt):
     """)
     # (no gate: status 0; records 0 and 1 match whole, the others in one field of two)
     assert out == {"status": 0, "late": [], "written": True}
+
+
+# -- jsonmatch score -j N: the workers forked as soon as the arguments are parsed
+
+_COMMAND = """
+import contextlib, io, json, os, signal, sys, time
+sys.path.insert(0, os.getcwd())  # (the --plugins module of a test, as the command finds it)
+from pytest_jsonmatch.cli import main
+
+forks = []
+_fork = os.fork
+
+def counted_fork():
+    pid = _fork()
+    if pid:
+        forks.append(pid)
+    return pid
+
+os.fork = counted_fork
+
+def run(args):
+    err, out = io.StringIO(), io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main(args)
+    try:  # any child still running, or ended and not waited for
+        left = os.waitpid(-1, os.WNOHANG) is not None
+    except ChildProcessError:
+        left = False
+    return {"status": status, "err": err.getvalue(), "out": out.getvalue(), "left": left,
+            "took": time.monotonic() - started}
+"""
+
+
+def _command(
+    tmp_path, body: str, timeout: float = 60, stdin: str | None = None
+) -> dict[str, object]:
+    """A script of :data:`_COMMAND` and ``body`` run in ``tmp_path`` (``stdin`` its standard
+    input): its last line's JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COMMAND + textwrap.dedent(body)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+        input=stdin,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _dataset(tmp_path, first_gold: str | None = None) -> None:
+    """g.jsonl and p.jsonl: 600 invoices (three chunks of 256 and more), every fifth total
+    off by one; ``first_gold``: the first gold line instead."""
+    gold = [{"id": i, "vendor": ["ACME", "Initech"][i % 2], "total": i} for i in range(600)]
+    pred = [{**g, "total": g["total"] + (g["id"] % 5 == 0)} for g in gold]
+    lines = [json.dumps(g) for g in gold]
+    if first_gold is not None:
+        lines[0] = first_gold
+    (tmp_path / "g.jsonl").write_text("".join(line + "\n" for line in lines))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pred))
+
+
+@pytest.mark.parametrize(
+    "args, first_gold, error",
+    [
+        # an option the metric refuses: found by each process, reported by the command's
+        (["--option", "no_such_option=1"], None, "no_such_option"),
+        (["--metric", "no_such_metric"], None, "--metric"),
+        # a plugin module that cannot be imported: each process tries it
+        (["--plugins", "no_such_module_of_this_test"], None, "--plugins"),
+        # a baseline only the command's process loads
+        (["--baseline", "missing.json"], None, "missing.json"),
+        # the schema guessed from the first chunk refused (a gold number past a float's
+        # range): each process meets it where it guesses
+        ([], '{"id": 0, "vendor": "ACME", "total": 1e999}', "g.jsonl line 1"),
+    ],
+    ids=["option", "metric", "plugin", "baseline", "guess"],
+)
+def test_an_error_before_the_first_chunk_is_the_commands_alone(tmp_path, args, first_gold, error):
+    """With ``-j 2`` the worker is forked before the options are read and the schema is
+    guessed, and goes the same way: what it meets there it leaves without a word, and the
+    command reports its own error with ``-j 1``'s message, output and exit status (2); the
+    worker is stopped and waited for, none is left."""
+    _dataset(tmp_path, first_gold)
+    out = _command(
+        tmp_path,
+        f"""
+        args = ["score", "g.jsonl", "p.jsonl", *{args!r}]
+        one = run(args + ["-j", "1"])
+        two = run(args + ["-j", "2"])
+        print(json.dumps({{"one": one, "two": two, "forks": len(forks)}}))
+        """,
+    )
+    one, two = out["one"], out["two"]
+    assert isinstance(one, dict) and isinstance(two, dict)
+    assert one["status"] == 2 and error in one["err"] and one["err"].count("\n") == 1, one
+    assert [two[k] for k in ("status", "err", "out")] == [one[k] for k in ("status", "err", "out")]
+    assert out["forks"] == 1 and two["left"] is False and one["left"] is False
+
+
+def test_the_worker_forked_first_scores_as_the_command_does(tmp_path):
+    """The same run with ``-j 1``, ``-j 2`` and ``-j 3``: the same output and status, one
+    fork a worker, each worker gone at the end. 600 pairs, every fifth total off by one:
+    120 pairs score 2/3 (id and vendor of 3 fields), the rest 1: mean (480 + 120 * 2/3) /
+    600 = 0.9333."""
+    _dataset(tmp_path)
+    out = _command(
+        tmp_path,
+        """
+        runs = [run(["score", "g.jsonl", "p.jsonl", "-j", j]) for j in ("1", "2", "3")]
+        print(json.dumps({"runs": runs, "forks": len(forks)}))
+        """,
+    )
+    runs = out["runs"]
+    assert isinstance(runs, list)
+    assert "overall score 0.9333 over 600 cases" in runs[0]["out"], runs[0]
+    for later in runs[1:]:
+        assert [later[k] for k in ("status", "err", "out")] == [
+            runs[0][k] for k in ("status", "err", "out")
+        ]
+    assert out["forks"] == 1 + 2 and not any(r["left"] for r in runs)
+
+
+def test_standard_input_is_read_by_the_command_alone(tmp_path):
+    """``--schema -`` (the schema from standard input) with ``-j 2``: the worker, forked
+    before anything is read, reads none of it; the command reads it whole. 600 pairs, every
+    answer valid: 0.9333 as above."""
+    _dataset(tmp_path)
+    schema = {
+        "type": "object",
+        "properties": {k: {"type": t} for k, t in [("id", "integer"), ("total", "integer")]},
+    }
+    schema["properties"]["vendor"] = {"type": "string"}
+    out = _command(
+        tmp_path,
+        """
+        two = run(["score", "g.jsonl", "p.jsonl", "--schema", "-", "-j", "2"])
+        print(json.dumps({"two": two, "forks": len(forks)}))
+        """,
+        stdin=json.dumps(schema),
+    )
+    two = out["two"]
+    assert isinstance(two, dict)
+    assert "overall score 0.9333 over 600 cases" in two["out"], two
+    assert "600 of 600 answers valid" in two["out"]
+    assert out["forks"] == 1 and two["left"] is False
+
+
+_PLUGIN = """
+import os, signal, time
+if os.getpid() != int(os.environ["COMMAND_PID"]):  # a worker, on its way to its tasks
+    {worker}
+else:
+    {command}
+"""
+
+
+def test_ctrl_c_before_the_first_chunk_stops_the_worker(tmp_path):
+    """Ctrl-C while the command loads its ``--plugins`` (the worker loads them too, and is
+    held there 30 s): the command says ``interrupted`` (130) and stops the worker at once,
+    none left. A worker ignores Ctrl-C: the run's to handle."""
+    _dataset(tmp_path)
+    (tmp_path / "held.py").write_text(
+        _PLUGIN.format(worker="time.sleep(30)", command="os.kill(os.getpid(), signal.SIGINT)")
+    )
+    out = _command(
+        tmp_path,
+        """
+        os.environ["COMMAND_PID"] = str(os.getpid())
+        two = run(["score", "g.jsonl", "p.jsonl", "-j", "2", "--plugins", "held"])
+        print(json.dumps({"two": two, "forks": len(forks)}))
+        """,
+    )
+    two = out["two"]
+    assert isinstance(two, dict)
+    assert [two["status"], two["err"]] == [130, "jsonmatch: error: interrupted\n"]
+    # (waiting for the worker would take 30 s)
+    assert out["forks"] == 1 and two["left"] is False and two["took"] < 10
+
+
+@pytest.mark.parametrize("pairing", [[], ["--id-field", "id"]], ids=["position", "id"])
+def test_a_worker_that_dies_before_its_first_chunk_is_named(tmp_path, pairing):
+    """A worker killed on its way to its tasks (here: by the plugin it loads, as the out-of-
+    memory killer would): the command names it when the chunk sent to it is due, exit
+    status 2, and waits for it; by position too, where the spans' route goes over to the
+    streaming reader on an error of the input, not on this (cli/score_run.py)."""
+    _dataset(tmp_path)
+    (tmp_path / "dies.py").write_text(
+        _PLUGIN.format(worker="os.kill(os.getpid(), signal.SIGKILL)", command="pass")
+    )
+    out = _command(
+        tmp_path,
+        f"""
+        os.environ["COMMAND_PID"] = str(os.getpid())
+        two = run(["score", "g.jsonl", "p.jsonl", "--plugins", "dies", "-j", "2", *{pairing!r}])
+        print(json.dumps({{"two": two, "forks": len(forks)}}))
+        """,
+    )
+    two = out["two"]
+    assert isinstance(two, dict)
+    assert two["status"] == 2 and two["out"] == "", two
+    assert two["err"] == (
+        "jsonmatch: error: a worker process stopped before it gave its result (killed by "
+        "SIGKILL: out of memory?); with -j 1 the run needs no worker\n"
+    )
+    assert out["forks"] == 1 and two["left"] is False

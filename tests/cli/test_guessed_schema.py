@@ -12,7 +12,7 @@ import random
 import pytest
 
 from pytest_jsonmatch import evaluate_records
-from pytest_jsonmatch.cli import score as score_command
+from pytest_jsonmatch.cli import score_run as score_command
 
 from .run import jsonmatch
 
