@@ -8,6 +8,7 @@ functions and ``TYPE_CHECKING`` blocks too), so an import added anywhere is seen
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 from importlib import metadata
@@ -219,13 +220,19 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a module's syntax tree, read once for the tests that walk it."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def _imports(path: Path) -> set[str]:
     """The project modules ``path`` imports (a name imported from a package counts as the
     submodule when it is one)."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -240,7 +247,13 @@ def _imports(path: Path) -> set[str]:
 
 
 MODULES = {_module_name(p) for p in PACKAGE.rglob("*.py")}
-GRAPH = {_module_name(p): _imports(p) - {_module_name(p)} for p in PACKAGE.rglob("*.py")}
+
+
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's project imports, read when a test first asks (each xdist worker collects
+    this file, and only the one running these tests needs the graph)."""
+    return {_module_name(p): _imports(p) - {_module_name(p)} for p in PACKAGE.rglob("*.py")}
 
 
 def _without_parents(module: str, targets: set[str]) -> set[str]:
@@ -326,7 +339,7 @@ def _cycle() -> list[str] | None:
     def visit(module: str) -> list[str] | None:
         state[module] = 1
         stack.append(module)
-        for target in sorted(_without_parents(module, GRAPH.get(module, set()))):
+        for target in sorted(_without_parents(module, graph().get(module, set()))):
             if state.get(target) == 1:
                 return stack[stack.index(target) :] + [target]
             if target not in state:
@@ -337,7 +350,7 @@ def _cycle() -> list[str] | None:
         state[module] = 2
         return None
 
-    for module in sorted(GRAPH):
+    for module in sorted(graph()):
         if module not in state:
             found = visit(module)
             if found:
@@ -351,9 +364,9 @@ def test_no_module_imports_a_module_that_imports_it():
 
 def test_the_graph_sees_real_imports():
     # the test above would pass on an empty graph: make sure it reads what is there
-    assert "pytest_jsonmatch.engine.walking.walk" in GRAPH["pytest_jsonmatch.engine.entry"]
-    assert "pytest_jsonmatch.engine.metrics" in GRAPH["pytest_jsonmatch.engine.entry"]
-    assert len(GRAPH) > 80 and sum(map(len, GRAPH.values())) > 250
+    assert "pytest_jsonmatch.engine.walking.walk" in graph()["pytest_jsonmatch.engine.entry"]
+    assert "pytest_jsonmatch.engine.metrics" in graph()["pytest_jsonmatch.engine.entry"]
+    assert len(graph()) > 80 and sum(map(len, graph().values())) > 250
 
 
 def _stage(module: str, depth: int) -> str | None:
@@ -363,7 +376,7 @@ def _stage(module: str, depth: int) -> str | None:
 
 def test_engine_stages_import_only_the_stages_below_them():
     wrong = []
-    for module, targets in GRAPH.items():
+    for module, targets in graph().items():
         if _stage(module, 1) != "engine":
             continue
         stage = _stage(module, 2)
@@ -393,7 +406,7 @@ ABOVE_ENTRY = ("agents", "bfcl")
 
 def test_the_agents_and_bfcl_packages_sit_above_the_engine_entry():
     wrong = []
-    for module, targets in GRAPH.items():
+    for module, targets in graph().items():
         stage = _stage(module, 2)
         if _stage(module, 1) != "engine":
             continue
@@ -410,7 +423,7 @@ def _reporting_imports() -> list[tuple[str, str, str, str]]:
     """Each import from one module of reporting/ to another: (module, its part, target, the
     target's part); a part is None for a module outside every part."""
     found = []
-    for module, targets in GRAPH.items():
+    for module, targets in graph().items():
         if _stage(module, 1) != "reporting":
             continue
         part = _stage(module, 2)
@@ -451,6 +464,7 @@ def test_no_module_of_reporting_imports_a_private_name():
     assert wrong == []
 
 
+@functools.cache
 def _private_imports() -> list[tuple[str, str, str]]:
     """Every private name a module imports from another module of the package: (importer,
     the module it comes from, the name)."""
@@ -458,7 +472,7 @@ def _private_imports() -> list[tuple[str, str, str]]:
     for path in PACKAGE.rglob("*.py"):
         name = _module_name(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
@@ -503,7 +517,7 @@ def test_every_folder_of_the_package_is_a_layer_with_its_rules():
 
 def test_the_layers_import_only_what_is_below_them():
     wrong = []
-    for module, targets in GRAPH.items():
+    for module, targets in graph().items():
         layer = _stage(module, 1)
         if layer not in LAYERS:
             continue
@@ -517,14 +531,14 @@ def test_the_layers_import_only_what_is_below_them():
 
 @pytest.mark.parametrize(
     "module",
-    sorted(m for m in GRAPH if _stage(m, 1) in WITHOUT_PYTEST),
+    sorted(m for m in MODULES if _stage(m, 1) in WITHOUT_PYTEST),
 )
 def test_the_stages_outside_plugin_never_import_pytest(module):
     path = PACKAGE.parent / (module.replace(".", "/") + ".py")
     if not path.exists():
         path = PACKAGE.parent / module.replace(".", "/") / "__init__.py"
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level:
