@@ -6,22 +6,31 @@ configuration says when that holds (``WalkConfig.inline_plan``); here each such 
 scored where the loop meets it, and every other key goes its general way
 (``Walk.key_of_object``), in the expected object's key order, so that the fields come out
 as the general loop makes them.
+
+In a walk whose actual side has not come through the door (``Walk.unread``: the unread
+walk, walk.py), the loop checks what it takes of that side as the generated scorers do: a
+value equal to and of the exact type of a plain expected scalar is plain; any other value
+is read (``Walk.read``) before a comparator or the general walk takes it; an object below
+is checked key by key by this same loop, its extra keys read with it. So an object walked
+here needs no pass of the door over it first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from ..configuring.walk_config import InlinePlan
+from ..configuring.walk_config import InlinePlan, WalkConfig
 from ..core.paths import KEY_FORMS, Where, key_forms
 from ..core.values import MISSING, SCALAR_TYPES, JsonObject, JsonValue
-from ..results.field_results import MATCH, MISMATCH, FieldResult, WalkOutput
+from ..results.field_results import MATCH, MISMATCH, OMISSION, FieldResult, WalkOutput
 from ..schemas.eval_schema import SchemaNode
 
 # The general way of one key of an object (walk.Walk.key_of_object): the key, its value,
 # the other side's value (or MISSING), the object's place, its schema's properties, depth.
 KeyOfObject = Callable[[str, JsonValue, object, Where, dict[str, SchemaNode] | None, int], None]
+
+_Value = TypeVar("_Value")
 
 if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class built by typing)
 
@@ -29,14 +38,43 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
         """What of a walk (walk.Walk) the loop uses: its output, and the general way of a key."""
 
         out: WalkOutput
+        cfg: WalkConfig
+        unread: bool
+
+        def read(self, actual: _Value, depth: int) -> _Value: ...
 
         @property
         def key_of_object(self) -> KeyOfObject: ...
+
+        @property
+        def key_read(self) -> KeyOfObject: ...
+
+        def extras_read(
+            self,
+            expected: JsonObject,
+            actual: JsonObject,
+            where: Where,
+            props: dict[str, SchemaNode] | None,
+            depth: int,
+        ) -> None: ...
+
+        def obj(
+            self,
+            expected: JsonObject,
+            actual: JsonObject,
+            where: Where,
+            node: SchemaNode | None,
+            depth: int,
+        ) -> None: ...
 
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False sends every key
 # of an object through Walk.node, as the general loop does.
 INLINE_LEAVES = True
+
+# The scalar types the door passes as they are whatever their value (a float must also be
+# finite: it is read like a container)
+_PLAIN_EXACT = frozenset({str, int, bool, type(None)})
 
 # FieldResults built with tuple.__new__, as the walk builds them (see walk.py)
 _new = tuple.__new__
@@ -53,16 +91,29 @@ def inline_keys(
 ) -> None:
     """Each key of ``expected`` scored: a scalar leaf the plan has a comparator for here,
     any other key (and every key a rule names: the plan's last part) as the general loop
-    scores it."""
+    scores it.
+
+    Where no node and no rule can give a child a spec (no schema here, no rules) and the
+    child is not at the metric's leaf depth, two more kinds of key are taken here as
+    ``Walk.node`` would take them, without its dispatch: a non-empty object on both sides
+    goes straight to ``Walk.obj``, and a scalar the actual side lacks is its omission
+    (none for a null where nulls count as absent), the FieldResult ``one_sided`` makes."""
     by_type, scalars_only, by_key, equal_one, general = plan
     path, field, actual_path = where
     at_path, at_field = (1 if path else 0), (1 if field else 0)
     same_field = field == path
     known_forms, append = KEY_FORMS.get, walk.out.fields.append
+    cfg = walk.cfg
+    direct = props is None and not cfg.rules and cfg.leaf_depth != depth + 1
+    null_absent, unread, read = cfg.null_absent, walk.unread, walk.read
+    # (a node-less object's plan, Walk.obj's, is this one where no leaf depth is set)
+    nested_plan = direct and cfg.leaf_depth is None
     for key, value in expected.items():
         other = actual.get(key, MISSING)
         if general is not None and key in general:
-            walk.key_of_object(key, value, other, where, props, depth)
+            (walk.key_read if unread else walk.key_of_object)(
+                key, value, other, where, props, depth
+            )
             continue
         if other is not MISSING:
             kind = type(value)
@@ -89,6 +140,8 @@ def inline_keys(
                     ):
                         status, score = MATCH, 1.0
                     else:
+                        if unread and type(other) not in _PLAIN_EXACT:
+                            other = read(other, depth + 1)
                         score = comparator.score(value, other)
                         status = MATCH if score >= 1.0 else MISMATCH
             if comparator is not None:
@@ -113,4 +166,53 @@ def inline_keys(
                     )
                 )
                 continue
-        walk.key_of_object(key, value, other, where, props, depth)
+        elif direct and type(value) in SCALAR_TYPES:
+            if value is not None or not null_absent:
+                append(_omitted(key, value, path, field))
+            continue
+        if direct and type(value) is dict and type(other) is dict and value:
+            _node_less(walk, key, value, other, where, depth + 1, plan if nested_plan else None)
+            continue
+        (walk.key_read if unread else walk.key_of_object)(key, value, other, where, props, depth)
+
+
+def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:
+    """The omission of scalar ``key`` of the object at ``path`` (field path ``field``), the
+    FieldResult ``one_sided`` makes of it."""
+    forms = KEY_FORMS.get(key) or key_forms(key)
+    child = path + forms[1 if path else 0]
+    child_field = child if field == path else field + forms[1 if field else 0]
+    return _new(
+        FieldResult, (child, OMISSION, 0.0, value, MISSING, "", "", child_field, None, 1.0, None)
+    )
+
+
+def _node_less(
+    walk: ObjectWalk,
+    key: str,
+    expected: JsonObject,
+    actual: JsonObject,
+    parent: Where,
+    depth: int,
+    plan: InlinePlan | None,
+) -> None:
+    """Object ``key`` of the object at ``parent``, an object on both sides (not empty in
+    expected) that no node or rule reaches, walked as ``Walk.obj`` walks it: with ``plan``
+    (its own, which is its parent's) by this loop, then its extra keys; else by Walk.obj."""
+    path, field, actual_path = parent
+    forms = KEY_FORMS.get(key) or key_forms(key)
+    child_path = path + forms[1 if path else 0]
+    where = _new(
+        Where,
+        (
+            child_path,
+            child_path if field == path else field + forms[1 if field else 0],
+            None if actual_path is None else actual_path + forms[1],
+        ),
+    )
+    if plan is None:
+        walk.obj(expected, actual, where, None, depth)
+        return
+    inline_keys(walk, expected, actual, where, None, depth, plan)
+    if walk.cfg.count_extras and not actual.keys() <= expected.keys():
+        walk.extras_read(expected, actual, where, None, depth)

@@ -5,11 +5,14 @@ entry to read that side through the door and walk the record again."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW
-from ..core.values import MISSING
+from ..core.paths import Where
+from ..core.values import MISSING, JsonObject, JsonValue
 from ..reading.intake import Unread, plain_within
+from ..schemas.eval_schema import SchemaNode
 
 _Value = TypeVar("_Value")  # a value of a side, handed back as it came
 
@@ -21,6 +24,28 @@ class UnreadSides:
 
     unread: bool
     unread_expected: bool
+
+    if TYPE_CHECKING:  # (the walk's, walk.Walk: its configuration, the general way of a key)
+        cfg: WalkConfig
+
+        def key_of_object(
+            self,
+            key: str,
+            value: JsonValue,
+            other: object,
+            where: Where,
+            props: dict[str, SchemaNode] | None,
+            depth: int,
+        ) -> None: ...
+
+        def _extra_keys(
+            self,
+            expected: JsonObject,
+            actual: JsonObject,
+            where: Where,
+            props: dict[str, SchemaNode] | None,
+            depth: int,
+        ) -> None: ...
 
     def read(self, actual: _Value, depth: int) -> _Value:
         """``actual``, a value of the actual side the general walk takes at ``depth``, as
@@ -48,3 +73,65 @@ class UnreadSides:
         """A value of a side not read through the door that the door refuses (a float that
         is not finite): ``Unread``, so that the door names it (see walk())."""
         raise Unread
+
+    # -- a whole value read, then walked as read ---------------------------------------------
+
+    def key_read(
+        self,
+        key: str,
+        value: JsonValue,
+        other: object,
+        where: Where,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None:
+        """``key_of_object`` of a value of the unread actual side (``self.unread``): read
+        whole, then walked with the side taken as read, so that nothing below it is read
+        again (each level of nested arrays reading all below it would be quadratic)."""
+        other = self.read(other, depth + 1)
+        self.unread = False
+        try:
+            self.key_of_object(key, value, other, where, props, depth)
+        finally:
+            self.unread = True
+
+    def keys_read(
+        self,
+        expected: JsonObject,
+        actual: JsonObject,
+        where: Where,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None:
+        """Each key of ``expected`` its general way, then the keys only ``actual`` has: the
+        general loop of ``Walk.obj``, which hands each value on as it is (``actual`` read
+        whole first where its side is unread, then walked as read)."""
+        unread = self.unread
+        actual = self.read(actual, depth)
+        self.unread = False
+        try:
+            for key, value in expected.items():
+                self.key_of_object(key, value, actual.get(key, MISSING), where, props, depth)
+            if self.cfg.count_extras and not actual.keys() <= expected.keys():
+                self._extra_keys(expected, actual, where, props, depth)
+        finally:
+            self.unread = unread and depth > 0
+
+    def extras_read(
+        self,
+        expected: JsonObject,
+        actual: JsonObject,
+        where: Where,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None:
+        """``_extra_keys``, ``actual`` read first where its side is unread (all of it: its
+        keys are what the door checks), then walked as read (see ``key_read``)."""
+        unread = self.unread
+        if unread:
+            actual = self.read(actual, depth)
+            self.unread = False
+        try:
+            self._extra_keys(expected, actual, where, props, depth)
+        finally:
+            self.unread = unread and depth > 0

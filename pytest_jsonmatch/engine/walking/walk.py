@@ -19,6 +19,7 @@ from ..core.values import (
     ARRAY,
     MISSING,
     OBJECT,
+    SCALAR_TYPES,
     JsonArray,
     JsonObject,
     JsonValue,
@@ -46,6 +47,9 @@ from .unread_sides import UnreadSides
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
 # takes keywords and costs three times as much, and the walk makes one per field.
 _new = tuple.__new__
+# a one-sided field's last three slots, as one_sided makes them (actual path, weight, what
+# was compared: the defaults)
+_ONE_SIDED_TAIL = (None, 1.0, None)
 
 
 def walk(
@@ -191,9 +195,9 @@ class Walk(LeafScoring, UnreadSides):
         elif (
             schema is None and self.cfg.leaf_depth != 0 and object_root(self.cfg, expected, actual)
         ):
-            root = cast(JsonObject, actual)  # (object_root: both are objects)
+            root = cast(JsonObject, actual)  # (object_root: both are objects; obj reads it)
             gold = cast(JsonObject, self.read_expected(expected, 0))
-            self.obj(gold, self.read(root, 0), ROOT, None, 0)
+            self.obj(gold, root, ROOT, None, 0)
         else:
             self.node(self.read_expected(expected, 0), self.read(actual, 0), ROOT, schema, 0)
 
@@ -276,34 +280,49 @@ class Walk(LeafScoring, UnreadSides):
         node: SchemaNode | None,
         depth: int,
     ) -> None:
-        """Two objects walked key by key (a generated scorer's where one fits ``node``)."""
+        """Two objects walked key by key (a generated scorer's where one fits ``node``).
+        ``actual`` may be unread (``self.unread``): the scorers and the inline loop check
+        what they take of it, and the general loop reads it first."""
         if not expected and not actual and self._both_empty(expected, actual, where):
             return
-        cfg = self.cfg
         props = node.properties if node is not None else None
-        if props is not None and expected and compiled.compiles(cfg):
+        if props is not None and expected and compiled.compiles(self.cfg):
             scorer = compiled.scorer_for(
                 node,  # type: ignore[arg-type]
                 expected,
                 where,
-                cfg,
+                self.cfg,
                 self.tally,
             )
             if scorer is not None:  # this node and key shape, in straight-line code
                 scorer(self, expected, actual, where, depth)
                 return
+        self._keys(expected, actual, where, node, props, depth)
+
+    def _keys(
+        self,
+        expected: JsonObject,
+        actual: JsonObject,
+        where: Where,
+        node: SchemaNode | None,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None:
+        """``obj``'s loop over the keys where no generated scorer takes the object: the inline
+        loop where the configuration plans one, else each key its general way; then the
+        keys only ``actual`` has."""
+        cfg = self.cfg
         plan = (
             cfg.inline_plan(node, depth + 1 == cfg.leaf_depth, where.path)
             if inline_leaves.INLINE_LEAVES
             else None
         )
-        if plan is not None:  # (inline_leaves.py: most fields of most records)
-            inline_leaves.inline_keys(self, expected, actual, where, props, depth, plan)
-        else:
-            for key, value in expected.items():
-                self.key_of_object(key, value, actual.get(key, MISSING), where, props, depth)
+        if plan is None:
+            self.keys_read(expected, actual, where, props, depth)
+            return
+        inline_leaves.inline_keys(self, expected, actual, where, props, depth, plan)
         if cfg.count_extras and not actual.keys() <= expected.keys():
-            self._extra_keys(expected, actual, where, props, depth)
+            self.extras_read(expected, actual, where, props, depth)
 
     def key_of_object(
         self,
@@ -343,12 +362,24 @@ class Walk(LeafScoring, UnreadSides):
         depth: int,
     ) -> None:
         """Fields only actual has: hallucinations (one each when the schema does not know
-        them, however large)."""
+        them, however large). A scalar no node or rule can give a spec is its one field
+        here, as ``one_sided`` makes it (no field for a null where nulls count as absent)."""
         cfg = self.cfg
+        direct = props is None and not cfg.rules and not cfg.schema_driven
         for key, value in actual.items():
             if key in expected:
                 continue
             child = where.actual_key(key)
+            if direct and type(value) in SCALAR_TYPES:
+                if value is not None or not cfg.null_absent:
+                    self.out.fields.append(
+                        _new(
+                            FieldResult,
+                            (child.path, HALLUCINATION, 0.0, MISSING, value, "", "", child.field)
+                            + _ONE_SIDED_TAIL,
+                        )
+                    )
+                continue
             if cfg.schema_driven and (props is None or key not in props):
                 if cfg.rules and cfg.is_skipped(child.path):
                     self.out.fields.append(
@@ -440,14 +471,24 @@ class Walk(LeafScoring, UnreadSides):
             and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE
         )
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
+        tally, below = self.tally, depth + 1
         for i, j, _ in scored:
-            found = walked.get((i, j))
+            found = walked.get((i, j)) if walked else None
             if found is None:
                 e, a, at = expected[i], actual[j], where.pair(i, j)
-                if type(e) is dict and type(a) is dict and (plain or (objects and e)):
-                    self.obj(e, a, at, items, depth + 1)
+                if type(e) is not dict or type(a) is not dict:
+                    self.node(e, a, at, items, below)
+                elif objects and e:  # (obj()'s first step, its scorer, taken here)
+                    assert items is not None  # (objects: elements of an object node)
+                    scorer = compiled.scorer_for(items, e, at, cfg, tally)
+                    if scorer is not None:
+                        scorer(self, e, a, at, below)
+                    else:
+                        self._keys(e, a, at, items, items.properties, below)
+                elif plain:
+                    self.obj(e, a, at, items, below)
                 else:
-                    self.node(e, a, at, items, depth + 1)
+                    self.node(e, a, at, items, below)
             else:  # its walk is the one node() would do: take it as it is
                 self.out.fields.extend(found.fields)
                 self.out.pairings.extend(found.pairings)
