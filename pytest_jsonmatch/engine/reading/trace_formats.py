@@ -449,10 +449,13 @@ def _read_span(
     every span of a run: each field is read in place where it is of the form the
     Collector writes.)"""
     get = data.get
-    status = get("status") or _EMPTY
+    status = get("status")
+    if status:
+        code = status.get("code", 0) if type(status) is dict else None
+        message = status.get("message", "") if type(status) is dict else ""
+    else:  # (none, or empty: nearly every span)
+        code, message = 0, ""
     kind, start, end = get("kind", 0), get("startTimeUnixNano", 0), get("endTimeUnixNano", 0)
-    code = status.get("code", 0) if type(status) is dict else None
-    message = status.get("message", "") if type(status) is dict else ""
     listed, events = get("attributes"), get("events")
     fields = (
         trace_id,
@@ -472,7 +475,7 @@ def _read_span(
     return tuple.__new__(Span, fields)  # (as Span(*fields), without its constructor's call)
 
 
-_EMPTY: dict[str, Any] = {}  # (a span's status where it has none)
+_EMPTY: dict[str, Any] = {}  # (a resource where a request gives none)
 
 
 def _json_events(events: object, budget: Budget) -> tuple[SpanEvent, ...]:
