@@ -15,7 +15,9 @@ into tuples of their values in the shape's key order, and ``count`` counts the e
 of every pair in straight-line code; a pair's score is then its count over k, which is how
 pair_scores returns them too (the sums, with the scale k). Elements of several shapes (a
 field left out, one the schema does not know added) are counted from sets of their items,
-and scored as pair_scores scores them. Either way the rows and scale are pair_scores' own to
+and scored as pair_scores scores them; where only the actual side's elements leave keys
+out or add some, they are read against the expected side's shape and counted by the same
+``count``, each pair's F1 made from its count and the two numbers of fields. Either way the rows and scale are pair_scores' own to
 the bit (sums of 1.0 in any order are the same float), so the assignment that follows
 (assignment.assign) chooses the same pairs with the same scores. Booleans are read as
 stand-ins equal only to themselves: JSON's ``true`` is not 1.
@@ -117,6 +119,11 @@ def counted_pairs(
             if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
                 return _in_order(len(expected))
             return _assigned(count(rows_e, rows_a), len(keys))
+        apart = _rows_apart(actual, keys, fields, known) if rows_e is not None else None
+        if rows_e is not None and apart is not None:  # (expected of one shape, actual not)
+            rows_a, sizes = apart
+            scores = _f1_rows(count(rows_e, rows_a), len(keys), sizes)
+            return assignment.assign(scores, 0.0, scale=1.0)
     sets_e = _item_sets(expected, fields, None)
     sets_a = _item_sets(actual, fields, known) if sets_e is not None else None
     if sets_e is None or sets_a is None:
@@ -236,7 +243,64 @@ def counter_source(keys: tuple[str, ...]) -> str:
     return f"# the pair counts of elements with keys {keys!r}\n" + _source(len(keys))
 
 
+def _f1_rows(counts: list[list[float]], k: int, sizes: list[int]) -> list[list[float]]:
+    """Each pair's F1 from its count of equal fields, ``k`` fields expected and ``sizes[j]``
+    in actual element j: ``pair_value(count, 0, k, size, "f1")`` written out, the same
+    operations in the same order (a call per pair would cost more than its arithmetic)."""
+    rows = []
+    for line in counts:
+        row = []
+        for tp, size in zip(line, sizes):
+            precision = tp / size if size else 1.0
+            recall = tp / k  # (k > 0: the shape has keys)
+            total = precision + recall
+            row.append(2 * precision * recall / total if total > 0 else 0.0)
+        rows.append(row)
+    return rows
+
+
 # -- several shapes: sets of items ------------------------------------------------------------
+
+
+def _rows_apart(
+    elements: Sequence[JsonValue],
+    keys: tuple[str, ...],
+    fields: frozenset[str],
+    known: frozenset[str],
+) -> tuple[list[Row], list[int]] | None:
+    """The actual side's elements read against the one shape of the expected side (``keys``),
+    where some element leaves a key out or adds one: each element's values in the order of
+    ``keys`` (a stand-in equal to nothing for a key it lacks), and its number of fields.
+    A pair's count of equal values and the two numbers of fields are what ``_item_sets``'
+    sets give (their intersection, their sizes), so its F1 is ``_set_scores``' to the bit.
+    None where ``_item_sets`` gives None: an element not an object, a field compared by
+    equality holding something other than a plain scalar, a key the schema knows that is
+    not such a field."""
+    rows: list[Row] = []
+    sizes: list[int] = []
+    shape = frozenset(keys)
+    for element in elements:
+        if type(element) is not dict:
+            return None
+        row: list[Read] = []
+        for key in keys:
+            value = element.get(key, _MISSING)
+            if value is not _MISSING and type(value) not in _PLAIN:
+                if type(value) is not bool:
+                    return None
+                value = _TRUE if value else _FALSE
+            row.append(value)  # type: ignore[arg-type]  # (a plain scalar or a stand-in)
+        for key, value in element.items():  # (its keys expected's shape lacks)
+            if key in shape:
+                continue
+            if key in fields:
+                if type(value) not in _PLAIN and type(value) is not bool:
+                    return None
+            elif key in known:
+                return None
+        rows.append(tuple(row))
+        sizes.append(len(element))
+    return rows, sizes
 
 
 def _item_sets(

@@ -195,6 +195,39 @@ def test_near_copies_of_one_shape(expected: list[dict[str, Any]], seed: int) -> 
         assert_same(*records, {})
 
 
+@SETTINGS
+@given(
+    expected=st.lists(
+        st.dictionaries(
+            st.sampled_from(["sku", "qty", "note", "ok"]), SCALARS, min_size=1, max_size=4
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    seed=st.integers(0, 2**32),
+)
+def test_copies_of_one_shape_that_leave_keys_out_or_add_some(
+    expected: list[dict[str, Any]], seed: int
+) -> None:
+    """Expected of one shape, its copies with a key left out, a key the schema does not
+    know added (any value: it is never read), a value changed: the actual side read
+    against the expected side's shape, each pair's F1 from its count."""
+    keys = sorted(expected[0])
+    expected = [{k: e.get(k) for k in keys} for e in expected]
+    rng = random.Random(seed)
+    actual = [dict(e) for e in expected]
+    rng.shuffle(actual)
+    for element in actual:
+        draw = rng.random()
+        if draw < 0.35:
+            del element[rng.choice(sorted(element))]
+        elif draw < 0.7:
+            element["extra"] = rng.choice([None, 1, "x", True, [1], {"d": 1}])
+        if rng.random() < 0.3:
+            element[rng.choice(keys)] = rng.choice([None, True, 1, 1.0, "x"])
+    assert_same([{"items": expected}], [{"items": actual}], {})
+
+
 INVOICE_ITEMS = [
     {"sku": "A-1", "qty": 2, "price": 9.5, "taxed": True},
     {"sku": "B-2", "qty": 1, "price": 20.0, "taxed": False},
@@ -225,9 +258,20 @@ def test_invoice_lines(actual: list[Any]) -> None:
     assert_same([{"items": INVOICE_ITEMS}], [{"items": actual}], {})
 
 
-def test_the_counts_are_used() -> None:
+def test_the_counts_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not a vacuous comparison: elements of one shape and of several take the counts (the
-    node keeps its plan), a nested value does not, and the answer is the general path's."""
+    node keeps its plan), an actual side of several shapes against an expected side of one
+    is read against that shape, a nested value takes the general path, and the answer is
+    the general path's."""
+    apart: list[bool] = []
+    read_apart = equal_fields._rows_apart
+
+    def counted(*args: Any) -> Any:
+        found = read_apart(*args)
+        apart.append(found is not None)
+        return found
+
+    monkeypatch.setattr(equal_fields, "_rows_apart", counted)
     node = schema_node(infer_schema([{"items": INVOICE_ITEMS}]), REGISTRY, None)
     items = node.properties["items"].items  # type: ignore[index, union-attr]
     cfg = configure(METRICS["field_f1"], {"align": "hungarian"})
@@ -244,6 +288,7 @@ def test_the_counts_are_used() -> None:
     # B-2 with B-2 and one unknown field: 4 equal, precision 4/5, recall 4/4,
     # F1 = 2 * 0.8 * 1.0 / 1.8 (8/9, as the float division rounds it)
     assert pairs == [(0, 0, 2 / 3), (1, 1, 2 * 0.8 * 1.0 / 1.8)] and lone_e == [2] and lone_a == []
+    assert apart == [True]  # (the actual side read against the expected side's shape)
     assert items.plans["equal_fields"][0] == frozenset({"sku", "qty", "price", "taxed"})
     assert (
         equal_fields.counted_pairs(cfg, items, INVOICE_ITEMS, [{"sku": ["A-1"]}], "items") is None
