@@ -166,6 +166,39 @@ _BLANK_END = re.compile(r"[ \t\n\r]*\Z")  # (JSON's white space up to the end)
 _SCAN_ONCE: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
+def json_file_lines(lines: Iterable[bytes], limit: int) -> Iterator[tuple[int, object]]:
+    """The requests of an OTLP JSON file of one request a line, as :func:`json_requests`
+    gives them, read from the file's ``lines`` (bytes, as a binary file gives them) one at
+    a time: no copy of the file held whole. A ParseError, and nothing said of why, as soon
+    as the file is of any other layout (a line that does not open and close an object at
+    its ends, a blank line, a byte-order mark, more than ``limit`` bytes), or a line is not
+    UTF-8 or not JSON: :func:`json_requests` reads such a file, and names what is wrong. A
+    file of one line is one request, line 0 (as the whole text read at once): its first
+    request is given once a second line is read."""
+    first: object = _NOT_READ
+    left = limit
+    for number, raw in enumerate(lines, 1):
+        left -= len(raw)
+        if left < 0 or raw[:1] != b"{" or not raw.endswith((b"}\n", b"}")):
+            raise ParseError("not read at once")
+        try:
+            request = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise ParseError("not read at once") from None
+        if number == 1:
+            first = request
+            continue
+        if first is not _NOT_READ:
+            yield 1, first
+            first = _NOT_READ
+        yield number, request
+    if first is not _NOT_READ:
+        yield 0, first
+
+
+_NOT_READ = object()
+
+
 def _one_line(line: str) -> bool:
     try:
         json.loads(line)

@@ -46,6 +46,7 @@ from .trace_formats import (
     RunRead,
     Span,
     in_attribute,
+    json_file_lines,
     json_lines,
     json_requests,
     json_run,
@@ -64,8 +65,8 @@ from .trace_objects import (
     proto_value,
     sdk_span,
 )
+from .user_files import MAX_FILE_BYTES, open_regular, read_regular
 from .user_files import decoded as utf8_decoded
-from .user_files import read_regular
 
 MAX_SPANS = 1_000_000  # spans one source may hold
 _SHOWN_RUNS = 5  # traces an error lists
@@ -181,6 +182,12 @@ def read_trace(
 
 
 def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
+    if not wanted and isinstance(path_or_spans, (str, os.PathLike)):
+        name = f"trace file {os.fspath(path_or_spans)!r}"
+        whole = _streamed_run(path_or_spans)
+        if whole is not None:  # (a file of one run a line and no selection: read at once)
+            levels = None if whole.levels is None else (whole.levels, True, whole.in_order)
+            return _trace(whole.trace_id, whole.spans, name, _places(whole, name), levels)
     name, spans_of, data = _source(path_or_spans)
     if not wanted and data is not None:
         assert isinstance(path_or_spans, (str, os.PathLike))
@@ -278,6 +285,22 @@ def _whole_run(data: bytes, path: str, name: str) -> RunRead | None:
         text = utf8_decoded(data, "trace file", ParseError, path)
         return json_run(json_lines(text), Budget(), MAX_SPANS)
     except ParseError:
+        return None
+
+
+def _streamed_run(path: str | os.PathLike[str]) -> RunRead | None:
+    """The run of an OTLP JSON file of one request a line that holds one, read whole at
+    once a line at a time (``trace_formats.json_file_lines``: the file never held whole);
+    None where the file must be read otherwise (whole, then at once where it can be, else
+    span by span: the reading that names what it finds, and refuses a file that is no
+    regular file or too large as ``user_files.read_regular`` does)."""
+    try:
+        lines = open_regular(path, "trace file", ParseError)
+        with lines:
+            if lines.peek(1)[:1] != b"{":  # (a file of another form: not read a line at a time)
+                return None
+            return json_run(json_file_lines(lines, MAX_FILE_BYTES), Budget(), MAX_SPANS)
+    except (ParseError, OSError):
         return None
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from io import BufferedReader
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from ..core.errors import JsonMatchError
 
@@ -44,6 +45,45 @@ def read_regular(
     The file is opened without blocking (opening a FIFO for reading would wait for a writer)
     and checked on the open descriptor, then read up to ``limit`` bytes. Without
     ``follow_links`` (a file the project owns) a symbolic link is refused too."""
+    fh, size, name = _opened(path, what, error, limit, shown, follow_links, -1)
+    with fh:
+        try:
+            # a read sized by the file (one of ``limit`` bytes allocates that much first),
+            # then the rest of a file that grew since, up to the limit
+            size = min(size, limit)
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(limit - size)
+        except OSError as exc:
+            raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{name} is larger than {_size(limit)}")
+    return data
+
+
+def open_regular(
+    path: str | os.PathLike[str],
+    what: str,
+    error: type[JsonMatchError],
+    limit: int = MAX_FILE_BYTES,
+) -> BufferedReader:
+    """The regular file at ``path`` opened for reading (its bytes, buffered), checked as
+    :func:`read_regular` checks it before it reads it: for a reader that reads it a line at
+    a time, and holds no copy of it whole (the reader reads at most ``limit`` bytes)."""
+    return cast(BufferedReader, _opened(path, what, error, limit, None, True, _BUFFER)[0])
+
+
+def _opened(
+    path: str | os.PathLike[str],
+    what: str,
+    error: type[JsonMatchError],
+    limit: int,
+    shown: str | None,
+    follow_links: bool,
+    buffering: int,
+) -> tuple[BinaryIO, int, str]:
+    """The file at ``path`` opened and checked (:func:`read_regular`'s checks), its size
+    when opened, and its name as an error says it; ``buffering`` as ``open`` takes it."""
     name = f"{what} {shown if shown is not None else os.fspath(path)!r}"
     if not follow_links and os.path.islink(path):
         raise error(f"{name} is not a regular file (a symbolic link)")
@@ -62,19 +102,10 @@ def read_regular(
     if status.st_size > limit:  # refused by its size, before a byte of it is read
         os.close(fd)
         raise error(f"{name} is larger than {_size(limit)}")
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            # a read sized by the file (one of ``limit`` bytes allocates that much first),
-            # then the rest of a file that grew since, up to the limit
-            size = min(status.st_size, limit)
-            data = fh.read(size + 1)
-            if len(data) > size:
-                data += fh.read(limit - size)
-        except OSError as exc:
-            raise error(f"cannot read {name}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise error(f"{name} is larger than {_size(limit)}")
-    return data
+    return os.fdopen(fd, "rb", buffering=buffering), status.st_size, name
+
+
+_BUFFER = 2**20  # (a line-at-a-time reader's buffer: a trace's lines run to megabytes)
 
 
 def read_regular_text(

@@ -741,6 +741,47 @@ def test_lines_read_in_place_as_json_requests_reads_them_or_left_to_it(text, rea
     assert list(trace_formats.json_requests(text, "t")) == read
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ('{"a":1}', [(0, {"a": 1})]),  # (a file of one line: one request, line 0)
+        ('{"a":1}\n', [(0, {"a": 1})]),
+        ('{"a":1}\n{"b":2}\n', [(1, {"a": 1}), (2, {"b": 2})]),
+        ('{"a":1}\n{"b":2}', [(1, {"a": 1}), (2, {"b": 2})]),
+        ('{"a":1}\n{"b":2}\n{"c":3}\n', [(1, {"a": 1}), (2, {"b": 2}), (3, {"c": 3})]),
+        ('{"a":1}\n\n', None),  # (a blank line, a byte-order mark, a line's own spaces or
+        ('\ufeff{"a":1}\n', None),  # carriage return, a request over several lines, a
+        ('{"a":1} \n{"b":2}', None),  # line cut off or of no JSON: json_requests reads the
+        ('{"a":1}\r\n{"b":2}\r\n', None),  # file, and names what is wrong)
+        ('{\n"a":1\n}\n', None),
+        ('{"a":1}\n{"b":', None),
+        ('{"a":1}\n{"b":2}{"c":3}\n', None),
+        ('{"a":"\u00e9"}\n', [(0, {"a": "\u00e9"})]),
+    ],
+)
+def test_lines_read_one_at_a_time_as_json_requests_reads_them_or_left_to_it(text, read):
+    import io
+
+    lines = io.BytesIO(text.encode())
+    if read is None:
+        with pytest.raises(ParseError, match="not read at once"):
+            list(trace_formats.json_file_lines(lines, 10**6))
+        return
+    assert list(trace_formats.json_file_lines(lines, 10**6)) == read
+    assert list(trace_formats.json_requests(text, "t")) == read
+    # past the bound of bytes: left to the reading that refuses the file by its size
+    with pytest.raises(ParseError, match="not read at once"):
+        list(trace_formats.json_file_lines(io.BytesIO(text.encode()), len(text.encode()) - 1))
+
+
+def test_a_file_not_of_utf8_is_left_to_the_reading_that_names_its_byte(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"resourceSpans":[]}\n{"a":"\xff"}\n')
+    # the bad byte after the first line's 20 characters and its newline, then '{"a":"': 27
+    with pytest.raises(ParseError, match=r"is not UTF-8 text: byte 0xff at offset 27 \(line 2\)"):
+        read_trace(path)
+
+
 def test_a_run_read_at_once_finds_its_levels_and_order_as_read_after(tmp_path):
     import benchmarks.traces as bench
 
