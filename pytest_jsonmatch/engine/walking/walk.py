@@ -472,27 +472,28 @@ class Walk(LeafScoring, UnreadSides):
         )
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
         tally, below = self.tally, depth + 1
+        path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
         for i, j, _ in scored:
             found = walked.get((i, j)) if walked else None
-            if found is None:
-                e, a, at = expected[i], actual[j], where.pair(i, j)
-                if type(e) is not dict or type(a) is not dict:
-                    self.node(e, a, at, items, below)
-                elif objects and e:  # (obj()'s first step, its scorer, taken here)
-                    assert items is not None  # (objects: elements of an object node)
-                    scorer = compiled.scorer_for(items, e, at, cfg, tally)
-                    if scorer is not None:
-                        scorer(self, e, a, at, below)
-                    else:
-                        self._keys(e, a, at, items, items.properties, below)
-                elif plain:
-                    self.obj(e, a, at, items, below)
-                else:
-                    self.node(e, a, at, items, below)
-            else:  # its walk is the one node() would do: take it as it is
+            if found is not None:  # its walk is the one node() would do: take it as it is
                 self.out.fields.extend(found.fields)
                 self.out.pairings.extend(found.pairings)
                 self.out.floors.extend(found.floors)
+                continue
+            e, a = expected[i], actual[j]
+            # (where.pair(i, j), as the plain tuple a scorer takes)
+            at = (f"{path}[{i}]", field, f"{side}[{j}]" if moved is not None or i != j else None)
+            if objects and type(e) is dict and type(a) is dict and e:
+                assert items is not None  # (objects: elements of an object node)
+                scorer = compiled.scorer_for(items, e, at, cfg, tally)
+                if scorer is not None:  # (obj()'s first step, taken here)
+                    scorer(self, e, a, at, below)
+                else:
+                    self._keys(e, a, _new(Where, at), items, items.properties, below)
+            elif plain and type(e) is dict and type(a) is dict:
+                self.obj(e, a, _new(Where, at), items, below)
+            else:
+                self.node(e, a, _new(Where, at), items, below)
 
     def _pair_walk(
         self,
