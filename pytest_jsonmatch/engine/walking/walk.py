@@ -71,9 +71,11 @@ def walk(
     type of a plain expected value, an object they check key by key); whatever they hand to
     the general walk is checked first (``Walk.read``), and anything else raises ``Unread``,
     for the caller to read ``actual`` through the door and walk it again. (The expected side
-    may be read so only by a counted walk: ``walk_counted``.)"""
-    # (a record no judge can score a field of asks none: ``walk_counted``'s promise)
-    judge = BatchScores(cfg.registry) if cfg.judged(schema) else UNASKED
+    may be read so only by a counted walk: ``walk_counted``.) An unread walk is one no
+    judge can score a field of (``Entry.unread``: a judge is handed the values it reads)."""
+    # (a record no judge can score a field of asks none: ``walk_counted``'s promise, and
+    # the unread walk's)
+    judge = BatchScores(cfg.registry) if not unread and cfg.judged(schema) else UNASKED
     found = Walk(cfg, judge, PairBudget(), tally, unread)
     found.run(expected, actual, schema)
     if judge.waiting:
@@ -429,7 +431,7 @@ class Walk(LeafScoring, UnreadSides):
         def walk_candidate(
             e: JsonValue, a: JsonValue, pair_where: Where
         ) -> tuple[WalkOutput, bool]:
-            sub = self._pair_walk(e, a, pair_where, items, depth)
+            sub = _pair_walk(self, e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
         scored, lone_e, lone_a = choose_pairs(
@@ -465,14 +467,17 @@ class Walk(LeafScoring, UnreadSides):
         :meth:`obj` at once where node() would find and do just that: elements of an object
         node, or of no node where no rule, schema or leaf depth can apply)."""
         cfg = self.cfg
-        objects = (
-            compiled.compiles(cfg)
+        objects = (  # (the node of object elements, None where the elements are not so)
+            items
+            if compiled.compiles(cfg)
             and items is not None
             and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE
+            else None
         )
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
         tally, below = self.tally, depth + 1
         path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
+        found_scorers: dict[tuple[object, ...], compiled.Scorer] = {}  # (by element keys)
         for i, j, _ in scored:
             found = walked.get((i, j)) if walked else None
             if found is not None:  # its walk is the one node() would do: take it as it is
@@ -483,33 +488,35 @@ class Walk(LeafScoring, UnreadSides):
             e, a = expected[i], actual[j]
             # (where.pair(i, j), as the plain tuple a scorer takes)
             at = (f"{path}[{i}]", field, f"{side}[{j}]" if moved is not None or i != j else None)
-            if objects and type(e) is dict and type(a) is dict and e:
-                assert items is not None  # (objects: elements of an object node)
-                scorer = compiled.scorer_for(items, e, at, cfg, tally)
+            if objects is not None and type(e) is dict and type(a) is dict and e:
+                shape = (*e, at[2] is None)  # (what of the element scorer_for's shape reads)
+                scorer = found_scorers.get(shape) or compiled.scorer_for(objects, e, at, cfg, tally)
                 if scorer is not None:  # (obj()'s first step, taken here)
+                    found_scorers[shape] = scorer
                     scorer(self, e, a, at, below)
                 else:
-                    self._keys(e, a, _new(Where, at), items, items.properties, below)
+                    self._keys(e, a, _new(Where, at), objects, objects.properties, below)
             elif plain and type(e) is dict and type(a) is dict:
                 self.obj(e, a, _new(Where, at), items, below)
             else:
                 self.node(e, a, _new(Where, at), items, below)
 
-    def _pair_walk(
-        self,
-        expected: JsonValue,
-        actual: JsonValue,
-        where: Where,
-        items: SchemaNode | None,
-        depth: int,
-    ) -> Walk:
-        """The walk of one candidate pair, on its own (sharing this record's judge and
-        budget), exactly as :meth:`_walk_pairs` walks it once paired."""
-        if self.lone is None:
-            self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
-        # (in tally form, not row form: a candidate's rows would not be the report's)
-        sub = Walk(self.cfg, self.judge, self.budget, bool(self.tally), lone=self.lone)
-        sub.node(expected, actual, where, items, depth + 1)
-        if sub.deferred:
-            self.judge.rewalk = True  # scores pending: pairing must wait for the judge
-        return sub
+
+def _pair_walk(
+    walk: Walk,
+    expected: JsonValue,
+    actual: JsonValue,
+    where: Where,
+    items: SchemaNode | None,
+    depth: int,
+) -> Walk:
+    """The walk of one candidate pair of ``walk``'s array, on its own (sharing the record's
+    judge and budget), exactly as ``Walk._walk_pairs`` walks it once paired."""
+    if walk.lone is None:
+        walk.lone = LoneLeaves()  # (shared by every candidate walk below this one)
+    # (in tally form, not row form: a candidate's rows would not be the report's)
+    sub = Walk(walk.cfg, walk.judge, walk.budget, bool(walk.tally), lone=walk.lone)
+    sub.node(expected, actual, where, items, depth + 1)
+    if sub.deferred:
+        walk.judge.rewalk = True  # scores pending: pairing must wait for the judge
+    return sub
