@@ -236,9 +236,9 @@ class _Straight:
         self.marks: list[object] = []
         self.depth = 0
         self.ids: dict[str, tuple[int, int, bool] | None] = {}
-        # what each message's chat message is made of (chat_messages): the chat message, a
-        # reply of GenAI parts' text and its calls' arguments as given, or a tool result's
-        # error (None: none)
+        # what each message's chat message is made of (chat_messages), one after another:
+        # the chat message; a reply of GenAI parts' text, then each of its calls' arguments
+        # as given; or a tool result's error (None: none)
         self.chats: list[object] = []
         self.replied = False  # whether a message of the role ``assistant`` was read
         self.said: object = None  # the content of the last one

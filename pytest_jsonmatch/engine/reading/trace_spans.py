@@ -186,15 +186,13 @@ def _read(path_or_spans: object, wanted: dict[str, Any]) -> Trace:
         name = f"trace file {os.fspath(path_or_spans)!r}"
         whole = _streamed_run(path_or_spans)
         if whole is not None:  # (a file of one run a line and no selection: read at once)
-            levels = None if whole.levels is None else (whole.levels, True, whole.in_order)
-            return _trace(whole.trace_id, whole.spans, name, _places(whole, name), levels)
+            return _at_once(whole, name)
     name, spans_of, data = _source(path_or_spans)
     if not wanted and data is not None:
         assert isinstance(path_or_spans, (str, os.PathLike))
         whole = _whole_run(data, os.fspath(path_or_spans), name)
         if whole is not None:  # (a file of one run and no selection: read at once)
-            levels = None if whole.levels is None else (whole.levels, True, whole.in_order)
-            return _trace(whole.trace_id, whole.spans, name, _places(whole, name), levels)
+            return _at_once(whole, name)
     try:  # (a file of JSON lines: the lines that may hold the run only)
         chosen_id, chosen = _select(_runs(spans_of(wanted), name), wanted, name)
     except ParseError:
@@ -302,6 +300,13 @@ def _streamed_run(path: str | os.PathLike[str]) -> RunRead | None:
             return json_run(json_file_lines(lines, MAX_FILE_BYTES), Budget(), MAX_SPANS)
     except (ParseError, OSError):
         return None
+
+
+def _at_once(whole: RunRead, name: str) -> Trace:
+    """A run read whole at once (``trace_formats.json_run``) read into a :class:`Trace`,
+    its spans' levels as found while they were read, where they were."""
+    levels = None if whole.levels is None else (whole.levels, True, whole.in_order)
+    return _trace(whole.trace_id, whole.spans, name, _places(whole, name), levels)
 
 
 def _places(read: RunRead, name: str) -> Callable[[Span], str]:

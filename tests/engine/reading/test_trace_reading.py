@@ -768,3 +768,27 @@ def test_a_run_the_reader_refuses_is_refused_alike_when_read_straight(tmp_path):
     with trace_fast(False), pytest.raises(ParseError) as second:
         general.run_conversation()
     assert str(first.value) == str(second.value)
+
+
+def test_a_run_whose_first_model_call_holds_no_input_is_read_in_two_passes_alike(tmp_path):
+    """The straight reading finds the steps' kinds in its own pass and reads the given
+    conversation at the first model call; where that call records no input (a later one
+    does), it reads the run again with its kinds first, as the general reading does."""
+    import benchmarks.traces as bench
+
+    path = tmp_path / "long.jsonl"
+    bench.write_long(path, 31)
+    request = json.loads(path.read_text())
+    spans = request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    first = spans[1]  # (the first model call: after the agent)
+    first["attributes"] = [a for a in first["attributes"] if a["key"] != "gen_ai.input.messages"]
+    path.write_text(json.dumps(request) + "\n")
+    straight = read_trace(path)
+    assert straight._read is not None
+    with trace_fast(False):
+        general = read_trace(path)
+        assert straight.run_conversation() == general.run_conversation()
+    assert straight == general
+    # the given conversation is the second model call's input, "[]": no task message; the
+    # 9 replies that call a tool, their 9 results and the answer: 19 messages
+    assert len(straight.messages) == 19 and straight.messages[0]["role"] == "assistant"
