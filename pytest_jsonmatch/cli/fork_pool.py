@@ -13,11 +13,12 @@ The workers are forked as the first tasks need them, not when the pool is made: 
 holds what this process built before its first task (the run's settings, its guessed
 schema, the modules and caches the guess loaded) without being sent or building it again,
 and the first worker scores while the next is forked. Or all at once ahead of the tasks
-(:meth:`ForkPool.fork_all`, what ``jsonmatch score`` does): each worker then loads what its
-tasks need (a ``setup``) while this process builds the first ones, in a process not yet
-grown, whose pages neither copies from the other as it writes them. A worker is kept busy by what it has finished, not by
-what was taken: each has up to ``window`` tasks it has not answered, and gets the next as
-soon as an answer arrives, even while an earlier task of another worker is still awaited.
+(:meth:`ForkPool.fork_all`, what ``jsonmatch score`` does): each worker then loads what
+its tasks need (a ``setup``) while this process builds the first ones, from a process not
+yet grown, whose pages neither copies from the other as it writes them. A worker is kept
+busy by what it has finished, not by what was taken: each has up to ``window`` tasks it
+has not answered, and gets the next as soon as an answer arrives, even while an earlier
+task of another worker is still awaited.
 
 This process can be one of the hands too (``here``: ``-j N`` forks N - 1 workers): whenever
 every worker has its window of tasks, it runs the next task itself rather than wait, and

@@ -9,19 +9,19 @@ reading process merges what comes back. At most two chunks per worker are in fli
 are read only as fast as they are handled.
 
 On Linux, from a process with no other thread (the command line's), ``-j N`` is this process
-and N - 1 workers forked from it (fork_pool.py: pipes, no ``multiprocessing``) as soon as the
-command's arguments are parsed (:class:`Workers`): each worker imports what scoring a chunk
-needs while this process imports the run's modules, checks its options and guesses its
-schema, and takes the run's settings with its first chunk, unpickled once
+and N - 1 workers forked from it (fork_pool.py: pipes, no ``multiprocessing``) as soon as
+the command's arguments are parsed (:class:`Workers`): each worker imports what scoring a
+chunk needs while this process imports the run's modules, checks its options and guesses
+its schema, and takes the run's settings with its first chunk, unpickled once
 (:func:`~pytest_jsonmatch.dataset.chunk_work.call_in_worker`); a fork takes a millisecond,
 where a new interpreter takes about 0.2 s, a fifth of a 10,000-record run. This process
-scores a chunk whenever every worker has
-its two, feeding them between its groups of records (``pause``), so that on N CPUs none
-waits: the command's own CPU is not left to merging alone. Elsewhere, or with other threads
-running (fork would copy locks they may hold), N workers are spawned by a
-``ProcessPoolExecutor`` once the options are checked, before the files are read, and this
-process only merges. Either way a chunk is handled only by the functions of dataset/chunk_work.py, given
-the chunk and the run's settings: the result does not depend on where it was handled.
+scores a chunk whenever every worker has its two, feeding them between its groups of
+records (``pause``), so that on N CPUs none waits: the command's own CPU is not left to
+merging alone. Elsewhere, or with other threads running (fork would copy locks they may
+hold), N workers are spawned by a ``ProcessPoolExecutor`` once the options are checked,
+before the files are read, and this process only merges. Either way a chunk is handled
+only by the functions of dataset/chunk_work.py, given the chunk and the run's settings: the
+result does not depend on where it was handled.
 
 Two JSONL files paired by position are scanned into spans of SCORED_TOGETHER records, joined
 into chunks of WORKER_CHUNK (:func:`sized_spans`); near the end of the files the chunks get
@@ -203,13 +203,18 @@ class Workers:
             from .fork_pool import ForkPool
 
             self._forked = ForkPool(self.jobs - 1)  # (and this process: the Nth)
-            self._forked.fork_all(lambda: _worker_start(self.setup))
+            try:
+                self._forked.fork_all(lambda: _worker_start(self.setup))
+            except BaseException:  # (a fork refused: those forked before stopped, waited for)
+                self._forked.close(stop=True)
+                self._forked = None
+                raise
         return self
 
     def start(self) -> None:
         """Spawned workers started (forked ones were on entering), each running ``setup``
         first and then a first task that imports dataset/chunk_work.py, while this process
-        reads the files."""
+        reads the files (else on the first :meth:`map`)."""
         if self.jobs <= 1 or self._forked is not None or self._pool is not None:
             return
         import multiprocessing
@@ -297,6 +302,7 @@ class Workers:
 
             yield from self._forked.map(call_in_worker, tasks, 2, here, self._started)
             return
+        self.start()
         pool = self._pool
         assert pool is not None
         waiting: deque[Future[T]] = deque()
@@ -329,4 +335,4 @@ def _worker_start(setup: tuple[Callable[..., None], tuple[object, ...]] | None) 
     if setup is not None:
         start, start_args = setup
         start(*start_args)
-    import pytest_jsonmatch.dataset.chunk_work  # noqa: F401 - (and the engine with it)
+    from ..dataset import chunk_work  # noqa: F401 - (and the engine with it)

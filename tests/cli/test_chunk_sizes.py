@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pytest_jsonmatch.cli.parallel import WORKER_CHUNK, sized_spans
+from pytest_jsonmatch.cli.parallel import CHUNK, WORKER_CHUNK, sized_spans
 from pytest_jsonmatch.dataset.chunk_work import SCORED_TOGETHER, joined
 from pytest_jsonmatch.dataset.spans import span_pairs, spans
 
@@ -73,3 +73,9 @@ def test_a_joined_span_reads_as_the_spans_it_joins(tmp_path):
     assert (one.first, one.records) == (65, 128)
     assert span_pairs(one) == span_pairs(parts[1]) + span_pairs(parts[2])
     assert joined(parts[:1]) is parts[0]
+
+
+def test_the_command_line_sizes_its_chunks_by_the_groups_scored_together():
+    """cli/parallel.py names the group's size without importing dataset/chunk_work.py (the
+    parser imports it before the fork): the two must agree."""
+    assert CHUNK == SCORED_TOGETHER == 64 and WORKER_CHUNK == 4 * SCORED_TOGETHER
