@@ -47,6 +47,9 @@ from .unread_sides import UnreadSides
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
 # takes keywords and costs three times as much, and the walk makes one per field.
 _new = tuple.__new__
+# an empty mapping never written to: what _walk_pairs keeps no scorers in (a dict made for
+# every array would cost nested arrays, whose candidate walks meet each level many times)
+_NO_DICT: dict[tuple[object, ...], compiled.Scorer] = {}
 # a one-sided field's last three slots, as one_sided makes them (actual path, weight, what
 # was compared: the defaults)
 _ONE_SIDED_TAIL = (None, 1.0, None)
@@ -259,19 +262,6 @@ class Walk(LeafScoring, UnreadSides):
         else:
             self.leaf(expected, actual, where, spec, node)
 
-    def _both_empty(
-        self, expected: JsonObject | JsonArray, actual: JsonObject | JsonArray, where: Where
-    ) -> bool:
-        """Whether two empty objects or arrays are one field, a match (a schema-driven walk's:
-        it is made here), not walked."""
-        if not self.cfg.schema_driven:
-            return False
-        path, field, at = where
-        self.out.fields.append(
-            FieldResult(path, MATCH, 1.0, expected, actual, "", "both empty", field, at)
-        )
-        return True
-
     # -- objects ----------------------------------------------------------------------------
 
     def obj(
@@ -285,7 +275,7 @@ class Walk(LeafScoring, UnreadSides):
         """Two objects walked key by key (a generated scorer's where one fits ``node``).
         ``actual`` may be unread (``self.unread``): the scorers and the inline loop check
         what they take of it, and the general loop reads it first."""
-        if not expected and not actual and self._both_empty(expected, actual, where):
+        if not expected and not actual and _both_empty(self, expected, actual, where):
             return
         props = node.properties if node is not None else None
         if props is not None and expected and compiled.compiles(self.cfg):
@@ -420,7 +410,7 @@ class Walk(LeafScoring, UnreadSides):
     ) -> None:
         """Two arrays walked element by element, paired as the array's alignment says."""
         cfg = self.cfg
-        if not expected and not actual and self._both_empty(expected, actual, where):
+        if not expected and not actual and _both_empty(self, expected, actual, where):
             return
         items = cfg.items_of(node, expected)
         by_score = cfg.array_mode == "similarity" or (
@@ -431,7 +421,7 @@ class Walk(LeafScoring, UnreadSides):
         def walk_candidate(
             e: JsonValue, a: JsonValue, pair_where: Where
         ) -> tuple[WalkOutput, bool]:
-            sub = _pair_walk(self, e, a, pair_where, items, depth)
+            sub = self._pair_walk(e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
         scored, lone_e, lone_a = choose_pairs(
@@ -477,7 +467,8 @@ class Walk(LeafScoring, UnreadSides):
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
         tally, below = self.tally, depth + 1
         path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
-        found_scorers: dict[tuple[object, ...], compiled.Scorer] = {}  # (by element keys)
+        # (each element shape's scorer, by its keys; a dict only where object elements are)
+        found_scorers: dict[tuple[object, ...], compiled.Scorer] = {} if objects else _NO_DICT
         for i, j, _ in scored:
             found = walked.get((i, j)) if walked else None
             if found is not None:  # its walk is the one node() would do: take it as it is
@@ -501,22 +492,35 @@ class Walk(LeafScoring, UnreadSides):
             else:
                 self.node(e, a, _new(Where, at), items, below)
 
+    def _pair_walk(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        items: SchemaNode | None,
+        depth: int,
+    ) -> Walk:
+        """The walk of one candidate pair, on its own (sharing this record's judge and
+        budget), exactly as :meth:`_walk_pairs` walks it once paired."""
+        if self.lone is None:
+            self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
+        # (in tally form, not row form: a candidate's rows would not be the report's)
+        sub = Walk(self.cfg, self.judge, self.budget, bool(self.tally), lone=self.lone)
+        sub.node(expected, actual, where, items, depth + 1)
+        if sub.deferred:
+            self.judge.rewalk = True  # scores pending: pairing must wait for the judge
+        return sub
 
-def _pair_walk(
-    walk: Walk,
-    expected: JsonValue,
-    actual: JsonValue,
-    where: Where,
-    items: SchemaNode | None,
-    depth: int,
-) -> Walk:
-    """The walk of one candidate pair of ``walk``'s array, on its own (sharing the record's
-    judge and budget), exactly as ``Walk._walk_pairs`` walks it once paired."""
-    if walk.lone is None:
-        walk.lone = LoneLeaves()  # (shared by every candidate walk below this one)
-    # (in tally form, not row form: a candidate's rows would not be the report's)
-    sub = Walk(walk.cfg, walk.judge, walk.budget, bool(walk.tally), lone=walk.lone)
-    sub.node(expected, actual, where, items, depth + 1)
-    if sub.deferred:
-        walk.judge.rewalk = True  # scores pending: pairing must wait for the judge
-    return sub
+
+def _both_empty(
+    walk: Walk, expected: JsonObject | JsonArray, actual: JsonObject | JsonArray, where: Where
+) -> bool:
+    """Whether two empty objects or arrays are one field, a match (a schema-driven walk's: it
+    is made here), not walked."""
+    if not walk.cfg.schema_driven:
+        return False
+    path, field, at = where
+    walk.out.fields.append(
+        FieldResult(path, MATCH, 1.0, expected, actual, "", "both empty", field, at)
+    )
+    return True
