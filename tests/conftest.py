@@ -196,6 +196,17 @@ def _examples_share() -> float | None:
     return share
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Under ``-n N`` without a ``--dist`` of the caller's, the workers steal from each
+    other's queues (``worksteal``): xdist's default hands the tests out in batches ahead of
+    time, and a run ended with one worker idle for 32 s while the other still held a batch.
+    Set here rather than in ``addopts``: the runs without xdist (agentevals', deepeval's)
+    read the same ini file, and would refuse the option."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "worksteal"
+
+
 def pytest_collection_modifyitems(items):
     share = _examples_share()
     if share is None:
