@@ -189,21 +189,36 @@ _PLAIN_SCALARS = frozenset({str, int, bool, type(None)})  # (a float must also b
 
 def _plain_depth(container: object, budget: int) -> int:
     """How deeply a dict or list nests when it is plain JSON within ``budget`` levels; else
-    -1. One tight loop per container: this runs over every value of every comparison."""
-    if type(container) is dict:
-        if len(container) > MAX_KEYS:
-            return -1  # the converter says so, naming the path
-        for key in container:
-            if type(key) is not str:
-                return -1
-        # (dynamically typed: the loop below dispatches on each child's type, on every
-        # value of every comparison, where mypy cannot follow)
-        children: Any = container.values()
-    else:
-        children = container
+    -1. One tight loop per container (an object's keys and values read in the same loop):
+    this runs over every value of every comparison."""
     if budget == 0:
         return -1
     deepest = 0
+    # (dynamically typed: the loops below dispatch on each child's type, on every value of
+    # every comparison, where mypy cannot follow)
+    child: Any
+    if type(container) is dict:
+        if len(container) > MAX_KEYS:
+            return -1  # the converter says so, naming the path
+        for key, child in container.items():
+            if type(key) is not str:
+                return -1
+            kind = type(child)
+            if kind in _PLAIN_SCALARS:
+                continue
+            if kind is float:
+                if child - child == 0.0:
+                    continue
+                return -1
+            if kind is not dict and kind is not list:
+                return -1
+            depth = _plain_depth(child, budget - 1)
+            if depth < 0:
+                return -1
+            if depth > deepest:
+                deepest = depth
+        return deepest + 1
+    children: Any = container
     for child in children:
         kind = type(child)
         if kind in _PLAIN_SCALARS:

@@ -661,6 +661,7 @@ def _warn_mixed(values: Sequence[JsonValue], path: str) -> None:
 KEEP_ITEMS = True
 MAX_KEPT_ELEMENTS = 64  # a longer array's skeleton would make a long key; it is inferred
 _ITEMS: dict[tuple[object, ...], tuple[object, SchemaNode]] = {}
+_CONTAINERS = frozenset({dict, list})  # (a skeleton's elements hold none below the top)
 
 
 def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -> SchemaNode:
@@ -729,7 +730,7 @@ def _skeleton(elements: Sequence[JsonValue]) -> tuple[object, ...] | None:
         kind = type(element)
         if kind is dict:
             types = tuple(map(type, element.values()))
-            if dict in types or list in types:
+            if not _CONTAINERS.isdisjoint(types):
                 return None
             parts.append((tuple(element), types))
         elif kind is list:
