@@ -162,18 +162,25 @@ def _equal_cells(codes: Ints, other: _Coded) -> Floats:
     return out
 
 
-def equal_pairs(
-    key: Callable[[V], Hashable],
-) -> Callable[[Sequence[V], Sequence[V], Sequence[int], Sequence[int], list[list[float]]], None]:
-    """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+class EqualPairs(Generic[V]):
+    """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise; the key
+    is kept readable, so that code scoring a whole pair at once (pairing/flat_similarity.py)
+    can compare the keys itself. Equal and hashed by identity, as a closure is."""
 
-    def add_scores(
+    __slots__ = ("key",)
+
+    def __init__(self, key: Callable[[V], Hashable]) -> None:
+        self.key = key
+
+    def __call__(
+        self,
         xs: Sequence[V],
         ys: Sequence[V],
         rows: Sequence[int],
         cols: Sequence[int],
         tp: list[list[float]],
     ) -> None:
+        key = self.key
         partners: dict[Hashable, list[int]] = {}
         for j, y in zip(cols, ys):
             partners.setdefault(key(y), []).append(j)
@@ -184,7 +191,10 @@ def equal_pairs(
                 for j in found:
                     row[j] += 1.0
 
-    return add_scores
+
+def equal_pairs(key: Callable[[V], Hashable]) -> EqualPairs[V]:
+    """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+    return EqualPairs(key)
 
 
 _HASHABLE = frozenset({str, int, float, bool, type(None)})
@@ -560,7 +570,27 @@ def threshold_forms(
         out[near] = 1.0 if w == 0 else 1.0 - (d[near] / t) ** power
         return out
 
-    def add_scores(
+    # (add_scores is called with columns of numbers only: the comparator's type's)
+    matrix = numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t))
+    return matrix, cast(AddScoresFn, WithinPairs(t, within, pair))
+
+
+class WithinPairs:
+    """``add_scores`` of structeval's threshold numbers: ``within(d)`` for two numbers
+    ``d <= t`` apart, else 0 (``pair`` scores one pair, for numbers no float holds). Its
+    parts are kept readable, so that code scoring a whole pair at once
+    (pairing/flat_similarity.py) can score the numbers itself. Equal and hashed by
+    identity, as the closure it stands for was (a comparator's fields are compared)."""
+
+    __slots__ = ("t", "within", "pair")
+
+    def __init__(
+        self, t: float, within: Callable[[float], float], pair: Callable[[object, object], float]
+    ) -> None:
+        self.t, self.within, self.pair = t, within, pair
+
+    def __call__(
+        self,
         xs: Sequence[float],
         ys: Sequence[float],
         rows: Sequence[int],
@@ -568,16 +598,13 @@ def threshold_forms(
         tp: list[list[float]],
     ) -> None:
         if not (all(map(is_float_number, xs)) and all(map(is_float_number, ys))):
+            pair = self.pair
             for i, x in zip(rows, xs):  # a huge integer: pair by pair, exactly
                 row = tp[i]
                 for j, y in zip(cols, ys):
                     row[j] += pair(x, y)
             return
-        _add_within(xs, ys, rows, cols, tp, t, within)
-
-    # (add_scores is called with columns of numbers only: the comparator's type's)
-    matrix = numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t))
-    return matrix, cast(AddScoresFn, add_scores)
+        _add_within(xs, ys, rows, cols, tp, self.t, self.within)
 
 
 def _add_within(

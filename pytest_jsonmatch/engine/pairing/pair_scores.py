@@ -22,6 +22,7 @@ from ..core.paths import index_segment, path_tokens
 from ..core.slotted import HashedSlotted
 from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue, json_type
 from ..schemas.eval_schema import SchemaNode
+from . import flat_similarity
 from .assignment import Floats
 from .columns import (
     Cell,
@@ -64,17 +65,22 @@ def pair_scores(
 ) -> Scores:
     """The len(expected) x len(actual) pair scores (``similarity`` or ``f1``), with their
     scale; ``walk_pair(i, j)`` scores one pair where columns cannot."""
+    small = len(expected) * len(actual) <= SMALL_PAIRS
+    if small and mode == "similarity" and expected and actual:
+        flat = flat_similarity.similarity_rows(cfg, items, expected, actual)
+        if flat is not None:  # objects of plain scalars: a whole pair at a time
+            return flat
     scorer = ColumnScorer(cfg, path, items)
     found = scorer.columns(expected, actual)
     if found is not None:
         cols_e, cols_a = found
-        if len(expected) * len(actual) <= SMALL_PAIRS:
+        if small:
             return pair_matrix_small(cols_e, cols_a, scorer.add, mode)
         if BLOCKWISE and len(expected) * len(actual) > LARGE_PAIRS:
             return LineScores(cols_e, cols_a, scorer.matrix, mode), 1.0
         return pair_matrix(cols_e, cols_a, scorer.matrix, mode), 1.0
     rows = [[walk_pair(i, j) for j in range(len(actual))] for i in range(len(expected))]
-    if len(expected) * len(actual) <= SMALL_PAIRS:
+    if small:
         return rows, 1.0  # a list of rows: the solver is tried last (see align.assign)
     return all_pairs.np().array(rows, dtype=float), 1.0
 

@@ -1,0 +1,293 @@
+"""structural_f1's pair scores of a few flat object elements, a whole pair at a time, in code
+generated once per plan of columns, instead of column by column.
+
+pair_scores.py scores an array's elements the general way: each element flattened into
+columns, each column scored for every pair by its comparator's all-pairs form (``add_scores``)
+into a table of sums, then each sum divided by the pair's union of fields. For a handful of
+elements that bookkeeping (columns, their types, a call per column) costs more than the
+comparisons themselves. Here, where every element on both sides is an object of plain
+scalars (nulls count as absent, as there), each element is read once into a row of its
+values prepared for their comparator (a text's token mask, a number as a float, an equality
+key), and one generated function scores every pair in straight-line code, a column after
+another in the general path's order (the order the expected elements first show the keys),
+so each pair's sum is the same sum of the same floats, to the bit. Its union, the
+uniform scale (every element with the same k fields: the sums are returned with scale k)
+and the divisions are pair_scores' own.
+
+The comparators read here are the all-pairs forms they name: Jaccard's token masks
+(``all_pairs.jaccard_pairs``, a one-token text being the mask of one token), equal keys
+(``all_pairs.EqualPairs``) and structeval's threshold numbers (``all_pairs.WithinPairs``).
+Anything else takes the general path: a nested value, a key whose values differ in type, a
+comparator of another form, an integer no float holds, a schema, a rule, a judge. The
+generated text is printable (:func:`plan_source`). ``SPECIALISE = False`` turns this off
+(the differential tests compare both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+from ..comparing import all_pairs
+from ..comparing.comparators import BoundComparator
+from ..configuring.walk_config import WalkConfig
+from ..core.numbers import FLOAT_SAFE
+from ..core.values import JsonValue
+from ..schemas.eval_schema import SchemaNode
+
+SPECIALISE = True  # False: every array takes pair_scores' column scores
+
+MAX_COLUMNS = 24  # a wider plan takes the general path
+MAX_SCORERS = 512  # generated functions kept; a plan past them takes the general path
+
+# the JSON type of a plain scalar, by its Python type (a null is absent; anything else sends
+# the array the general way)
+_TAG = {str: "string", int: "number", float: "number", bool: "boolean"}
+_MIXED = ""  # a key whose values are of several types
+
+# A column's form: what its prepared values are and how a pair of them scores.
+_JACCARD, _EQUAL, _WITHIN = "jaccard", "equal", "within"
+# A plan: each shared column's form and whether every element on both sides holds it; and
+# whether every element has exactly those fields (the sums are returned with scale k).
+Plan: TypeAlias = "tuple[tuple[tuple[str, bool], ...], bool]"
+# ``read(elements, keys, constants, masks, bits)``: each element's row of prepared values,
+# or None (a number no float holds); ``scores(rows_e, rows_a, sizes_e, sizes_a, constants)``:
+# the rows of pair scores. ``constants``: each column's (an equality key function, a
+# threshold's t and ``within``), in column order.
+Reader: TypeAlias = Callable[
+    [Sequence[JsonValue], list[str], tuple[Any, ...], dict[str, Any], dict[str, int]],
+    "list[tuple[Any, ...]] | None",
+]
+Scorer: TypeAlias = Callable[
+    [list[tuple[Any, ...]], list[tuple[Any, ...]], list[int], list[int], tuple[Any, ...]],
+    list[list[float]],
+]
+_FUNCTIONS: dict[Plan, tuple[Reader, Scorer]] = {}
+
+
+def similarity_rows(
+    cfg: WalkConfig,
+    items: SchemaNode | None,
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
+) -> tuple[list[list[float]], float] | None:
+    """The pair scores of two non-empty arrays as pair_scores' small form gives them (rows
+    of sums and their scale), or None where the general path must score them. The caller
+    keeps to a few elements (pair_scores.SMALL_PAIRS)."""
+    if not SPECIALISE or items is not None or cfg.rules or cfg.batch_policy or cfg.skip_patterns:
+        return None
+    seen_e = _survey(expected)
+    seen_a = _survey(actual) if seen_e is not None else None
+    if seen_e is None or seen_a is None:
+        return None
+    (tags_e, counts_e, sizes_e), (tags_a, counts_a, sizes_a) = seen_e, seen_a
+    n, m = len(sizes_e), len(sizes_a)
+    policy = cfg.type_policy
+    keys: list[str] = []
+    forms: list[tuple[str, bool]] = []
+    constants: list[object] = []
+    for key, tag in tags_e.items():
+        other = tags_a.get(key)
+        if other is None:
+            continue  # on one side only: in the union, never scored
+        if tag is _MIXED or other != tag:
+            return None  # values of several types: scored by type, the general way
+        form = _form(policy.get(tag))
+        if form is None:
+            return None
+        keys.append(key)
+        forms.append((form[0], counts_e[key] == n and counts_a[key] == m))
+        constants.extend(form[1])
+    k = len(keys)
+    if k > MAX_COLUMNS:
+        return None
+    uniform = (
+        k > 0 and all(full for _, full in forms) and sizes_e.count(k) == n and sizes_a.count(k) == m
+    )
+    plan: Plan = (tuple(forms), uniform)
+    found = _FUNCTIONS.get(plan)
+    if found is None:
+        if len(_FUNCTIONS) >= MAX_SCORERS:
+            return None
+        found = _FUNCTIONS[plan] = _compiled(plan)
+    read, scores = found
+    given = tuple(constants)
+    masks: dict[str, Any] = {}
+    bits: dict[str, int] = {}
+    rows_e = read(expected, keys, given, masks, bits)
+    rows_a = read(actual, keys, given, masks, bits) if rows_e is not None else None
+    if rows_e is None or rows_a is None:
+        return None
+    return scores(rows_e, rows_a, sizes_e, sizes_a, given), float(k) if uniform else 1.0
+
+
+def _survey(
+    elements: Sequence[JsonValue],
+) -> tuple[dict[str, str], dict[str, int], list[int]] | None:
+    """Each key's type (``_MIXED`` when its values differ), in the order the elements first
+    show the keys; how many elements hold each; each element's number of fields. None when
+    an element is not an object of plain scalars."""
+    tags: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    sizes: list[int] = []
+    for element in elements:
+        if type(element) is not dict:
+            return None
+        size = 0
+        for key, value in element.items():
+            tag = _TAG.get(type(value))
+            if tag is None:
+                if value is None:
+                    continue  # absent, as to the general path
+                return None
+            size += 1
+            known = tags.get(key)
+            if known is None:
+                tags[key] = tag
+                counts[key] = 1
+            else:
+                counts[key] += 1
+                if known != tag:
+                    tags[key] = _MIXED
+        sizes.append(size)
+    return tags, counts, sizes
+
+
+def _form(comparator: BoundComparator | None) -> tuple[str, tuple[object, ...]] | None:
+    """A comparator's form and the constants its generated code reads (an equality key
+    function; a threshold's t and ``within``); None for any other comparator."""
+    if comparator is None:
+        return None
+    add = comparator.add_scores
+    if add is all_pairs.jaccard_pairs:
+        return _JACCARD, ()
+    if type(add) is all_pairs.EqualPairs:
+        return _EQUAL, (add.key,)
+    if type(add) is all_pairs.WithinPairs:
+        return _WITHIN, (add.t, add.within)
+    return None
+
+
+# -- the generated code --------------------------------------------------------------------
+
+
+def plan_source(plan: Plan) -> str:
+    """The text of ``plan``'s two functions: ``read`` (a side's elements to rows of prepared
+    values: a text's token mask and count, a bit per distinct lower-cased token as
+    jaccard_pairs makes them, ``masks`` and ``bits`` shared by both sides; a number as the
+    float _add_within reads; an equality key; None for an absent value) and ``scores``
+    (rows in, the rows of pair scores out: sums where the plan is uniform)."""
+    forms, uniform = plan
+    consts: list[str] = []
+    reads: list[str] = []
+    names_e: list[str] = []
+    names_a: list[str] = []
+    cells: list[str] = []
+    full_count = sum(1 for _, full in forms if full)
+    partial = full_count < len(forms)
+    for c, (form, full) in enumerate(forms):
+        x, y = f"x{c}", f"y{c}"
+        value = f"element[k{c}]" if full else f"element.get(k{c})"
+        if form == _JACCARD:
+            names_e += [x, f"xn{c}"]
+            names_a += [y, f"yn{c}"]
+            prepared = [
+                "found = masks.get(v)",
+                "if found is None:",
+                "    found = masks[v] = _mask(v, bits)",
+                f"x{c}, xn{c} = found",
+            ]
+            absent = f"x{c} = xn{c} = None"
+            cell = [
+                f"s = ({x} & {y}).bit_count()",
+                "if s:",
+                f"    t += s / (xn{c} + yn{c} - s)",
+                f"elif not xn{c} and not yn{c}:",
+                "    t += 1.0",
+            ]
+        elif form == _EQUAL:
+            names_e.append(x)
+            names_a.append(y)
+            consts.append(f"key{c}")
+            prepared = [f"x{c} = key{c}(v)"]
+            absent = f"x{c} = None"
+            cell = [f"if {x} == {y}:", "    t += 1.0"]
+        else:
+            names_e.append(x)
+            names_a.append(y)
+            consts += [f"limit{c}", f"within{c}"]
+            prepared = [
+                "if type(v) is int and not -FLOAT_SAFE < v < FLOAT_SAFE:",
+                "    return None  # (no float holds it: the general path scores it exactly)",
+                f"x{c} = float(v)",
+            ]
+            absent = f"x{c} = None"
+            cell = [f"d = abs({x} - {y})", f"if d <= limit{c}:", f"    t += within{c}(d)"]
+        if full:
+            reads += [f"v = {value}", *prepared]
+        else:
+            reads += [f"v = {value}", "if v is None:", f"    {absent}", "else:"]
+            reads += ["    " + line for line in prepared]
+            cell = [f"if {x} is not None and {y} is not None:", "    b += 1"] + [
+                "    " + line for line in cell
+            ]
+        cells += cell
+    if uniform:
+        end = ["row.append(t)"]
+    elif full_count and not partial:
+        end = [f"row.append(t / (se - {full_count} + sa))"]
+    else:
+        cells = [f"b = {full_count}", *cells]
+        end = ["u = se + sa - b", "row.append(t / u if u else 1.0)"]
+    unpack_consts = [f"    {_tuple(consts)} = constants"] if consts else []
+    keys = [f"k{c}" for c in range(len(forms))]
+    return "\n".join(
+        [
+            "def read(elements, keys, constants, masks, bits):",
+            *unpack_consts,
+            *([f"    {_tuple(keys)} = keys"] if keys else []),
+            "    rows = []",
+            "    for element in elements:",
+            *("        " + line for line in reads),
+            f"        rows.append(({_tuple(names_e)}))",
+            "    return rows",
+            "",
+            "",
+            "def scores(rows_e, rows_a, sizes_e, sizes_a, constants):",
+            *unpack_consts,
+            "    out = []",
+            f"    for ({_tuple(names_e)}), se in zip(rows_e, sizes_e):",
+            "        row = []",
+            f"        for ({_tuple(names_a)}), sa in zip(rows_a, sizes_a):",
+            "            t = 0.0",
+            *("            " + line for line in cells),
+            *("            " + line for line in end),
+            "        out.append(row)",
+            "    return out",
+            "",
+        ]
+    )
+
+
+def _tuple(names: list[str]) -> str:
+    """Names as a tuple's text (a trailing comma for one, an empty tuple for none)."""
+    return ", ".join(names) + ("," if len(names) == 1 else "") if names else "()"
+
+
+def _mask(text: str, bits: dict[str, int]) -> tuple[int, int]:
+    """A text's Jaccard token mask (a bit per distinct lower-cased token, numbered in
+    ``bits`` as met) and its number of tokens: what jaccard_pairs makes of it."""
+    mask = 0
+    for token in text.lower().split():
+        bit = bits.get(token)
+        if bit is None:
+            bit = bits[token] = 1 << len(bits)
+        mask |= bit
+    return mask, mask.bit_count()
+
+
+def _compiled(plan: Plan) -> tuple[Reader, Scorer]:
+    namespace: dict[str, Any] = {"_mask": _mask, "FLOAT_SAFE": FLOAT_SAFE}
+    # our own text, made from the plan's forms alone: no value of the data is in it
+    exec(compile(plan_source(plan), "<jsonmatch flat similarity>", "exec"), namespace)  # noqa: S102
+    return namespace["read"], namespace["scores"]

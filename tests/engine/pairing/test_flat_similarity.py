@@ -1,0 +1,181 @@
+"""structural_f1's pair scores of flat object elements, a whole pair at a time in generated code
+(engine/pairing/flat_similarity.py): the same rows and scale as the column scores of
+pair_scores.py to the bit, and the same comparisons through match_json, with ties, values at
+the threshold's edge, absent and null fields, keys on one side only; anything the
+generated code does not read takes the general path."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_jsonmatch import match_json
+from pytest_jsonmatch.engine.metrics.base import configure
+from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
+from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores
+from tests.helpers import fuzz_values as fv
+
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@contextlib.contextmanager
+def general_path() -> Iterator[None]:
+    flat_similarity.SPECIALISE = False
+    try:
+        yield
+    finally:
+        flat_similarity.SPECIALISE = True
+
+
+def never_walked(i: int, j: int) -> float:
+    raise AssertionError("columns serve these elements: no pair is walked")
+
+
+def both_ways(expected: list[Any], actual: list[Any], options: dict[str, Any]) -> tuple[Any, Any]:
+    """(the generated code's rows and scale or None, the general path's)."""
+    cfg = configure(STRUCTURAL_F1, options)
+    fast = flat_similarity.similarity_rows(cfg, None, expected, actual)
+    with general_path():
+        general = pair_scores.pair_scores(
+            cfg, "items", None, expected, actual, "similarity", never_walked
+        )
+    return fast, general
+
+
+# Values chosen to meet every case: texts sharing tokens, differing in case, without tokens,
+# of one token; numbers equal, within the threshold (0.001), at its edge, beyond it, ints and
+# floats alike; booleans; null (absent).
+TEXTS = st.sampled_from(
+    ["acme", "ACME", "acme widget", "widget acme", "blue  steel", "", " ", "blue", "b1", "ä ß"]
+)
+NUMBERS = st.sampled_from([1, 1.0, 1.0005, 1.001, 1.002, 2, -3, 0, 0.0, 2**60, 1e-300])
+VALUES = st.one_of(TEXTS, NUMBERS, st.booleans(), st.none())
+KEYS = st.sampled_from(["sku", "name", "qty", "price", "ok", "note"])
+ELEMENTS = st.dictionaries(KEYS, VALUES, max_size=5)
+# a key's type the same in every element, most of the time: the generated code's case
+TYPED = st.fixed_dictionaries(
+    {"sku": TEXTS, "qty": NUMBERS},
+    optional={"name": TEXTS, "price": NUMBERS, "ok": st.booleans(), "note": st.none()},
+)
+ARRAYS = st.one_of(
+    st.lists(TYPED, min_size=1, max_size=6),
+    st.lists(st.one_of(TYPED, ELEMENTS), min_size=1, max_size=6),
+)
+OPTIONS = st.sampled_from(
+    [
+        {},
+        {"numeric_threshold": 1.5},
+        {"numeric_threshold": 1.5, "numeric_weighting": 0},
+        {"string_evaluator": "binary"},
+        {"string_evaluator": "exact", "numeric_threshold": 0.01},
+        {"number_evaluation_type": {"evaluation_type": "binary"}},
+        {"array_matching_threshold": 0.0},
+    ]
+)
+
+
+@SETTINGS
+@given(expected=ARRAYS, actual=ARRAYS, options=OPTIONS)
+def test_the_generated_rows_are_the_column_scores_to_the_bit(
+    expected: list[Any], actual: list[Any], options: dict[str, Any]
+) -> None:
+    fast, general = both_ways(expected, actual, options)
+    if fast is not None:
+        rows, scale = fast
+        assert scale == general[1]
+        assert [[s.hex() for s in row] for row in rows] == [
+            [float(s).hex() for s in row] for row in general[0]
+        ]
+
+
+@SETTINGS
+@given(expected=ARRAYS, actual=ARRAYS, options=OPTIONS)
+def test_match_json_says_the_same_with_the_switch_on_or_off(
+    expected: list[Any], actual: list[Any], options: dict[str, Any]
+) -> None:
+    def said() -> str:
+        found = match_json({"items": actual}, {"items": expected}, "structural_f1", **options)
+        return fv.exact_repr(found)
+
+    with general_path():
+        general = said()
+    assert said() == general
+
+
+def test_most_drawn_arrays_take_the_generated_code() -> None:
+    """Not vacuous: the typed elements above are what the generated code reads."""
+    cfg = configure(STRUCTURAL_F1, {})
+    typed = [{"sku": "a b", "qty": 1, "price": 2.5, "ok": True}, {"sku": "c", "qty": 2}]
+    assert flat_similarity.similarity_rows(cfg, None, typed, typed[::-1]) is not None
+
+
+def test_a_hand_worked_array() -> None:
+    cfg = configure(STRUCTURAL_F1, {"numeric_threshold": 0.5})  # (weighting 0.1: power 10)
+    expected = [{"name": "acme widget", "qty": 2}, {"name": "blue", "qty": 5, "ok": True}]
+    actual = [{"name": "Widget", "qty": 2.25}, {"name": "blue", "qty": 5, "extra": "x"}]
+    rows, scale = flat_similarity.similarity_rows(cfg, None, expected, actual)
+    # name and qty every element has: 2 shared fields; ok and extra on one side only, so the
+    # sizes differ (2, 3 expected; 2, 3 actual) and each sum is divided by its union,
+    # size_e + size_a - 2.
+    # (0, 0): Jaccard {acme, widget} / {widget} = 1/2; |2 - 2.25| = 0.25 <= 0.5, so
+    #   1 - (0.25 / 0.5) ** 10 = 1 - 1/1024 = 1023/1024; union 2 + 2 - 2 = 2
+    # (0, 1): names share nothing, 2 vs 5 beyond the threshold: 0; union 2 + 3 - 2 = 3
+    # (1, 0): nothing shared: 0 / (3 + 2 - 2)
+    # (1, 1): blue = blue, 5 = 5: 2 / (3 + 3 - 2) = 1/2
+    assert scale == 1.0
+    assert rows == [[(0.5 + 1023 / 1024) / 2, 0.0], [0.0, 0.5]]
+
+
+def test_elements_of_one_shape_give_sums_and_their_scale() -> None:
+    cfg = configure(STRUCTURAL_F1, {})
+    expected = [{"sku": "A1", "qty": 3}, {"sku": "B2", "qty": 4}]
+    actual = [{"sku": "b2", "qty": 4}, {"sku": "A1", "qty": 9}]
+    rows, scale = flat_similarity.similarity_rows(cfg, None, expected, actual)
+    # every element has sku and qty: the sums, with scale 2. One-token Jaccard is equality
+    # of the lower-cased text (b2 = B2); 3 vs 9 and 4 vs 3 are beyond the threshold
+    assert scale == 2.0
+    assert rows == [[0.0, 1.0], [2.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "options"),
+    [
+        ([{"a": {"b": 1}}], [{"a": {"b": 1}}], {}),  # a nested object
+        ([{"a": [1]}], [{"a": [1]}], {}),  # a nested array
+        ([{"a": "x"}, {"a": 1}], [{"a": "x"}], {}),  # a key of two types
+        ([{"a": "x"}], [{"a": 1}], {}),  # a key of one type a side, not the same
+        (["x"], ["x"], {}),  # scalar elements
+        ([{"a": 10**400}], [{"a": 10**400}], {}),  # a number no float holds
+        ([{"a": "x"}], [{"a": "x"}], {"string_evaluator": "levenshtein"}),  # another form
+        ([{"a": "x"}], [{"a": "x"}], {"ignore": ["items[].a"]}),  # a rule
+    ],
+)
+def test_what_the_generated_code_does_not_read_takes_the_general_path(
+    expected: list[Any], actual: list[Any], options: dict[str, Any]
+) -> None:
+    cfg = configure(STRUCTURAL_F1, options)
+    assert flat_similarity.similarity_rows(cfg, None, expected, actual) is None
+    found = match_json({"items": actual}, {"items": expected}, "structural_f1", **options)
+    with general_path():
+        general = match_json({"items": actual}, {"items": expected}, "structural_f1", **options)
+    assert fv.exact_repr(found) == fv.exact_repr(general)
+
+
+def test_the_generated_text_can_be_printed() -> None:
+    plan = ((("jaccard", True), ("within", False), ("equal", True)), False)
+    text = flat_similarity.plan_source(plan)
+    assert text.startswith("def read(elements, keys, constants, masks, bits):")
+    assert "def scores(rows_e, rows_a, sizes_e, sizes_a, constants):" in text
+    assert "if x1 is not None and y1 is not None:" in text  # the partial column's guard
+    compile(text, "<plan>", "exec")
