@@ -189,6 +189,8 @@ def kept_pairs(
     """The chosen pairs scoring above ``keep_above``, and the elements of each side (``n``
     expected, ``m`` actual) left without one."""
     kept = [pair for pair in chosen if pair[2] > keep_above]
+    if len(kept) == n == m:
+        return kept, [], []  # every element paired: none left on either side
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
     return (

@@ -173,8 +173,8 @@ def _form(comparator: BoundComparator | None) -> tuple[str, tuple[object, ...]] 
 
 def plan_source(plan: Plan) -> str:
     """The text of ``plan``'s two functions: ``read`` (a side's elements to rows of prepared
-    values: a text's token mask and count, a bit per distinct lower-cased token as
-    jaccard_pairs makes them, ``masks`` and ``bits`` shared by both sides; a number as the
+    values: a text's token mask and count, a bit per distinct lower-cased token numbered
+    as met, as jaccard_pairs makes them, ``masks`` and ``bits`` shared by both sides; a number as the
     float _add_within reads; an equality key; None for an absent value) and ``scores``
     (rows in, the rows of pair scores out: sums where the plan is uniform)."""
     forms, uniform = plan
@@ -191,10 +191,16 @@ def plan_source(plan: Plan) -> str:
         if form == _JACCARD:
             names_e += [x, f"xn{c}"]
             names_a += [y, f"yn{c}"]
-            prepared = [
+            prepared = [  # (a text met before is not split again)
                 "found = masks.get(v)",
                 "if found is None:",
-                "    found = masks[v] = _mask(v, bits)",
+                "    mask = 0",
+                "    for token in v.lower().split():",
+                "        bit = bits.get(token)",
+                "        if bit is None:",
+                "            bit = bits[token] = 1 << len(bits)",
+                "        mask |= bit",
+                "    found = masks[v] = (mask, mask.bit_count())",
                 f"x{c}, xn{c} = found",
             ]
             absent = f"x{c} = xn{c} = None"
@@ -274,20 +280,8 @@ def _tuple(names: list[str]) -> str:
     return ", ".join(names) + ("," if len(names) == 1 else "") if names else "()"
 
 
-def _mask(text: str, bits: dict[str, int]) -> tuple[int, int]:
-    """A text's Jaccard token mask (a bit per distinct lower-cased token, numbered in
-    ``bits`` as met) and its number of tokens: what jaccard_pairs makes of it."""
-    mask = 0
-    for token in text.lower().split():
-        bit = bits.get(token)
-        if bit is None:
-            bit = bits[token] = 1 << len(bits)
-        mask |= bit
-    return mask, mask.bit_count()
-
-
 def _compiled(plan: Plan) -> tuple[Reader, Scorer]:
-    namespace: dict[str, Any] = {"_mask": _mask, "FLOAT_SAFE": FLOAT_SAFE}
+    namespace: dict[str, Any] = {"FLOAT_SAFE": FLOAT_SAFE}
     # our own text, made from the plan's forms alone: no value of the data is in it
     exec(compile(plan_source(plan), "<jsonmatch flat similarity>", "exec"), namespace)  # noqa: S102
     return namespace["read"], namespace["scores"]
