@@ -6,7 +6,8 @@ columns, each column scored for every pair by its comparator's all-pairs form (`
 into a table of sums, then each sum divided by the pair's union of fields. For a handful of
 elements that bookkeeping (columns, their types, a call per column) costs more than the
 comparisons themselves. Here, where every element on both sides is an object of plain
-scalars (nulls count as absent, as there), each element is read once into a row of its
+scalars, or every one a plain scalar (its element's one field, as the general path reads
+it), nulls counting as absent as there, each element is read once into a row of its
 values prepared for their comparator (a text's token mask, a number as a float, an equality
 key), and one generated function scores every pair in straight-line code, a column after
 another in the general path's order (the order the expected elements first show the keys),
@@ -76,6 +77,8 @@ def similarity_rows(
     keeps to a few elements (pair_scores.SMALL_PAIRS)."""
     if not SPECIALISE or items is not None or cfg.rules or cfg.batch_policy or cfg.skip_patterns:
         return None
+    if type(expected[0]) is not dict:  # scalars: each is its element's one field, path ""
+        expected, actual = [{"": v} for v in expected], [{"": v} for v in actual]
     seen_e = _survey(expected)
     seen_a = _survey(actual) if seen_e is not None else None
     if seen_e is None or seen_a is None:
@@ -86,15 +89,19 @@ def similarity_rows(
     keys: list[str] = []
     forms: list[tuple[str, bool]] = []
     constants: list[object] = []
+    by_tag: dict[str, tuple[str, tuple[object, ...]]] = {}
     for key, tag in tags_e.items():
         other = tags_a.get(key)
         if other is None:
             continue  # on one side only: in the union, never scored
         if tag is _MIXED or other != tag:
             return None  # values of several types: scored by type, the general way
-        form = _form(policy.get(tag))
+        form = by_tag.get(tag)
         if form is None:
-            return None
+            form = _form(policy.get(tag))
+            if form is None:
+                return None
+            by_tag[tag] = form
         keys.append(key)
         forms.append((form[0], counts_e[key] == n and counts_a[key] == m))
         constants.extend(form[1])
@@ -126,7 +133,8 @@ def _survey(
 ) -> tuple[dict[str, str], dict[str, int], list[int]] | None:
     """Each key's type (``_MIXED`` when its values differ), in the order the elements first
     show the keys; how many elements hold each; each element's number of fields. None when
-    an element is not an object of plain scalars."""
+    an element is not an object of plain scalars (a container among scalar elements, which
+    stand in objects of one key "", is not)."""
     tags: dict[str, str] = {}
     counts: dict[str, int] = {}
     sizes: list[int] = []

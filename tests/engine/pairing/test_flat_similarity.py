@@ -71,6 +71,9 @@ TYPED = st.fixed_dictionaries(
 ARRAYS = st.one_of(
     st.lists(TYPED, min_size=1, max_size=6),
     st.lists(st.one_of(TYPED, ELEMENTS), min_size=1, max_size=6),
+    st.lists(st.one_of(TEXTS, st.none()), min_size=1, max_size=6),
+    st.lists(st.one_of(NUMBERS, st.none()), min_size=1, max_size=6),
+    st.lists(st.one_of(VALUES, TYPED), min_size=1, max_size=6),
 )
 OPTIONS = st.sampled_from(
     [
@@ -137,6 +140,15 @@ def test_a_hand_worked_array() -> None:
     assert rows == [[(0.5 + 1023 / 1024) / 2, 0.0], [0.0, 0.5]]
 
 
+def test_scalar_elements_are_each_one_field() -> None:
+    cfg = configure(STRUCTURAL_F1, {})
+    rows, scale = flat_similarity.similarity_rows(cfg, None, ["a b", None], ["B", "a b c"])
+    # each element one field, a null none: (0, 0) {a, b} / {b} = 1/2 over the union 1 + 1 - 1;
+    # (0, 1) {a, b} / {a, b, c} = 2/3; the null shares nothing, its union the other's 1 field
+    assert scale == 1.0
+    assert rows == [[0.5, 2 / 3], [0.0, 0.0]]
+
+
 def test_elements_of_one_shape_give_sums_and_their_scale() -> None:
     cfg = configure(STRUCTURAL_F1, {})
     expected = [{"sku": "A1", "qty": 3}, {"sku": "B2", "qty": 4}]
@@ -155,7 +167,9 @@ def test_elements_of_one_shape_give_sums_and_their_scale() -> None:
         ([{"a": [1]}], [{"a": [1]}], {}),  # a nested array
         ([{"a": "x"}, {"a": 1}], [{"a": "x"}], {}),  # a key of two types
         ([{"a": "x"}], [{"a": 1}], {}),  # a key of one type a side, not the same
-        (["x"], ["x"], {}),  # scalar elements
+        (["x", {"a": "x"}], ["x"], {}),  # scalars and an object
+        ([{"a": "x"}], ["x"], {}),  # an object against a scalar
+        (["x", ["x"]], ["x"], {}),  # a nested array among scalars
         ([{"a": 10**400}], [{"a": 10**400}], {}),  # a number no float holds
         ([{"a": "x"}], [{"a": "x"}], {"string_evaluator": "levenshtein"}),  # another form
         ([{"a": "x"}], [{"a": "x"}], {"ignore": ["items[].a"]}),  # a rule
