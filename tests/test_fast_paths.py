@@ -175,6 +175,19 @@ def test_an_objects_leaves_score_the_same_inline_or_through_the_node(
     assert pair_text(actual, expected, metric, options) == general
 
 
+@SETTINGS
+@given(pair=fv.PAIRS, options=OPTIONS)
+def test_match_json_scores_the_same_with_its_expected_side_read_by_the_door(
+    pair: tuple[Any, Any], options: dict[str, Any]
+) -> None:
+    """``Entry.unread_pair``: both sides handed to the walk unread (tests/engine/
+    test_pair_read_in_walk.py holds the hostile values)."""
+    actual, expected = pair
+    with switched(entry, "READ_PAIR_IN_WALK", False):
+        general = pair_text(actual, expected, "field_f1", options)
+    assert pair_text(actual, expected, "field_f1", options) == general
+
+
 # rules on a key at the root, below it, inside array elements, and anywhere: an object no
 # rule may reach below scores its leaves inline (WalkConfig.inline_plan's path), any other
 # goes its general way

@@ -31,7 +31,7 @@ from .configuring.walk_config import WalkConfig
 from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
-from .core.values import JsonValue
+from .core.values import JsonObject, JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, config_key, configure, kept_config, plain_copy
@@ -66,6 +66,9 @@ READ_IN_WALK = True
 # ... and the switch of gold records read in the walk (Entry.reads_gold): False reads every
 # gold record through the door before their schema is inferred.
 READ_GOLD_IN_WALK = True
+# ... and the switch of match_json's expected side checked by the walk too (Entry.unread_pair):
+# False reads it through the door first.
+READ_PAIR_IN_WALK = True
 
 # The depth given for a gold record handed over unread (Entry.scored): not yet measured.
 UNREAD = -1
@@ -257,6 +260,7 @@ class Entry:
         actual: JsonValue,
         cut: Truncation | None,
         unread: bool = False,
+        unread_expected: bool = False,
     ) -> MatchResult:
         """A record scored in full, with its conformance: one call, so that it runs with the
         room a deep value needs (``call_with_depth``)."""
@@ -270,8 +274,23 @@ class Entry:
             self.registry,
             cut,
             unread,
+            unread_expected,
         )
         return _conformed(self.validator, actual, result)
+
+    def unread_pair(self, expected: JsonObject, actual: JsonObject) -> MatchResult | None:
+        """``match_json``'s two objects scored by the unread walk with neither through the
+        door (the walk checks the expected side as it reads it too: walk.walk), where this
+        entry's records take that walk and no schema is given (the inline loop walks the
+        objects); None where they may not, or where the walk met something the door must
+        read (nothing is counted): the caller then reads both sides and scores the pair by
+        :meth:`scored`."""
+        if not (READ_PAIR_IN_WALK and self.unread and self.schema is None):
+            return None
+        try:
+            return self._full(expected, actual, None, True, True)
+        except Unread:
+            return None
 
     def read_scored(self, expected: object, actual: object, depth: int) -> MatchResult:
         """A record whose metric reads its sides itself (``score_fields``: ``tool_calls``,
@@ -483,9 +502,10 @@ def _score(
     registry: Registry,
     cut: Truncation | None = None,
     unread: bool = False,
+    unread_expected: bool = False,
 ) -> MatchResult:
-    """A record scored in full (``unread``: its actual side checked by the walk, see
-    walk.walk)."""
+    """A record scored in full (``unread``: its actual side checked by the walk, and with
+    ``unread_expected`` its expected side, see walk.walk)."""
     if metric.score_fields is not None:  # (a metric that makes its fields itself)
         fields = metric.score_fields(expected, actual, options)
         found = _NOTHING_WALKED
@@ -493,7 +513,7 @@ def _score(
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
         prefetch_strings(cfg, expected, actual)
-        found = walk(cfg, expected, actual, schema, unread=unread)
+        found = walk(cfg, expected, actual, schema, unread=unread, unread_expected=unread_expected)
         fields = found.fields
     if metric.finish is not None:
         fields = metric.finish(fields, options, registry)

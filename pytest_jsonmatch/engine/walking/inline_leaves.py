@@ -12,17 +12,22 @@ walk, walk.py), the loop checks what it takes of that side as the generated scor
 value equal to and of the exact type of a plain expected scalar is plain; any other value
 is read (``Walk.read``) before a comparator or the general walk takes it; an object below
 is checked key by key by this same loop, its extra keys read with it. So an object walked
-here needs no pass of the door over it first.
+here needs no pass of the door over it first. Where the expected side is unread too
+(``match_json``'s pair, ``Walk.unread_expected``), each of its keys must be a string, each
+scalar the loop takes plain (a float finite), each object below within the door's bound on
+keys and the walk's room, and anything the loop hands on is read whole first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from ..configuring.walk_config import InlinePlan, WalkConfig
+from ..core.depth import SHALLOW
 from ..core.paths import KEY_FORMS, Where, key_forms
-from ..core.values import MISSING, SCALAR_TYPES, JsonObject, JsonValue
+from ..core.values import MISSING, SCALAR_TYPES, JsonArray, JsonObject, JsonValue
+from ..reading.intake import MAX_KEYS
 from ..results.field_results import MATCH, MISMATCH, OMISSION, FieldResult, WalkOutput
 from ..schemas.eval_schema import SchemaNode
 
@@ -40,8 +45,13 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
         out: WalkOutput
         cfg: WalkConfig
         unread: bool
+        unread_expected: bool
 
         def read(self, actual: _Value, depth: int) -> _Value: ...
+
+        def read_expected(self, expected: _Value, depth: int) -> _Value: ...
+
+        def refuse(self) -> None: ...
 
         @property
         def key_of_object(self) -> KeyOfObject: ...
@@ -65,6 +75,10 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
             where: Where,
             node: SchemaNode | None,
             depth: int,
+        ) -> None: ...
+
+        def key_array(
+            self, key: str, expected: JsonArray, actual: JsonArray, parent: Where, depth: int
         ) -> None: ...
 
 
@@ -91,13 +105,11 @@ def inline_keys(
 ) -> None:
     """Each key of ``expected`` scored: a scalar leaf the plan has a comparator for here,
     any other key (and every key a rule names: the plan's last part) as the general loop
-    scores it.
-
-    Where no node and no rule can give a child a spec (no schema here, no rules) and the
-    child is not at the metric's leaf depth, two more kinds of key are taken here as
-    ``Walk.node`` would take them, without its dispatch: a non-empty object on both sides
-    goes straight to ``Walk.obj``, and a scalar the actual side lacks is its omission
-    (none for a null where nulls count as absent), the FieldResult ``one_sided`` makes."""
+    scores it. Where no node and no rule can give a child a spec (no schema here, no rules)
+    and the child is not at the metric's leaf depth, more kinds of key are taken here as
+    ``Walk.node`` would take them, without its dispatch: a non-empty object or an array on
+    both sides (``_node_less``), and a scalar the actual side lacks, its omission (none for
+    a null where nulls count as absent), the FieldResult ``one_sided`` makes."""
     by_type, scalars_only, by_key, equal_one, general = plan
     path, field, actual_path = where
     at_path, at_field = (1 if path else 0), (1 if field else 0)
@@ -106,17 +118,19 @@ def inline_keys(
     cfg = walk.cfg
     direct = props is None and not cfg.rules and cfg.leaf_depth != depth + 1
     null_absent, unread, read = cfg.null_absent, walk.unread, walk.read
+    unread_e = walk.unread_expected  # (each key and scalar taken checked, the rest read)
+    general_way = walk.key_read if unread or unread_e else walk.key_of_object
     # (a node-less object's plan, Walk.obj's, is this one where no leaf depth is set)
     nested_plan = direct and cfg.leaf_depth is None
     for key, value in expected.items():
+        kind = type(value)
+        if unread_e and (type(key) is not str or (kind is float and value - value != 0.0)):  # type: ignore[operator]
+            walk.refuse()
         other = actual.get(key, MISSING)
         if general is not None and key in general:
-            (walk.key_read if unread else walk.key_of_object)(
-                key, value, other, where, props, depth
-            )
+            general_way(key, value, other, where, props, depth)
             continue
         if other is not MISSING:
-            kind = type(value)
             if (
                 kind is type(other)
                 and (comparator := equal_one.get(kind)) is not None
@@ -142,6 +156,8 @@ def inline_keys(
                     else:
                         if unread and type(other) not in _PLAIN_EXACT:
                             other = read(other, depth + 1)
+                        if unread_e and kind not in SCALAR_TYPES:
+                            value = walk.read_expected(value, depth + 1)
                         score = comparator.score(value, other)
                         status = MATCH if score >= 1.0 else MISMATCH
             if comparator is not None:
@@ -166,14 +182,14 @@ def inline_keys(
                     )
                 )
                 continue
-        elif direct and type(value) in SCALAR_TYPES:
+        elif direct and kind in SCALAR_TYPES:
             if value is not None or not null_absent:
                 append(_omitted(key, value, path, field))
             continue
-        if direct and type(value) is dict and type(other) is dict and value:
+        if direct and type(other) is kind and (kind is list or (kind is dict and value)):
             _node_less(walk, key, value, other, where, depth + 1, plan if nested_plan else None)
             continue
-        (walk.key_read if unread else walk.key_of_object)(key, value, other, where, props, depth)
+        general_way(key, value, other, where, props, depth)
 
 
 def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:
@@ -190,15 +206,23 @@ def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:
 def _node_less(
     walk: ObjectWalk,
     key: str,
-    expected: JsonObject,
-    actual: JsonObject,
+    expected: JsonValue,
+    actual: object,
     parent: Where,
     depth: int,
     plan: InlinePlan | None,
 ) -> None:
-    """Object ``key`` of the object at ``parent``, an object on both sides (not empty in
-    expected) that no node or rule reaches, walked as ``Walk.obj`` walks it: with ``plan``
-    (its own, which is its parent's) by this loop, then its extra keys; else by Walk.obj."""
+    """Key ``key`` of the object at ``parent``, an object on both sides (not empty in
+    expected) or an array on both sides, that no node or rule reaches, at ``depth``: two
+    arrays as ``Walk.key_array`` walks them; two objects as ``Walk.obj`` walks them, with
+    ``plan`` (its own, which is its parent's) by this loop, then its extra keys, else by
+    Walk.obj."""
+    if type(expected) is list:
+        walk.key_array(key, expected, cast(JsonArray, actual), parent, depth)
+        return
+    gold, answer = cast(JsonObject, expected), cast(JsonObject, actual)
+    if walk.unread_expected and (len(gold) > MAX_KEYS or depth >= SHALLOW):
+        walk.refuse()  # (past the door's bound on keys, or the walk's room: the door reads it)
     path, field, actual_path = parent
     forms = KEY_FORMS.get(key) or key_forms(key)
     child_path = path + forms[1 if path else 0]
@@ -211,8 +235,8 @@ def _node_less(
         ),
     )
     if plan is None:
-        walk.obj(expected, actual, where, None, depth)
+        walk.obj(gold, answer, where, None, depth)
         return
-    inline_keys(walk, expected, actual, where, None, depth, plan)
-    if walk.cfg.count_extras and not actual.keys() <= expected.keys():
-        walk.extras_read(expected, actual, where, None, depth)
+    inline_keys(walk, gold, answer, where, None, depth, plan)
+    if walk.cfg.count_extras and not answer.keys() <= gold.keys():
+        walk.extras_read(gold, answer, where, None, depth)

@@ -1,5 +1,6 @@
-"""The checks a walk makes of the sides the entry hands it without the door (engine/entry.py,
-the unread walk): each value the walk takes must be what the door would pass as it is
+"""The checks a walk makes of the sides the entry hands it without the door (engine/entry.py:
+the unread walk's answer, ``evaluate_records``' gold records, ``match_json``'s expected
+object): each value the walk takes must be what the door would pass as it is
 (``intake.plain_within``), nested within the walk's room, or ``Unread`` is raised, for the
 entry to read that side through the door and walk the record again."""
 
@@ -7,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
+from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW
 from ..core.paths import Where
-from ..core.values import MISSING, JsonObject, JsonValue
+from ..core.values import MISSING, JsonArray, JsonObject, JsonValue
 from ..reading.intake import Unread, plain_within
 from ..schemas.eval_schema import SchemaNode
 
@@ -47,6 +49,17 @@ class UnreadSides:
             depth: int,
         ) -> None: ...
 
+        def array(
+            self,
+            expected: JsonArray,
+            actual: JsonArray,
+            where: Where,
+            node: SchemaNode | None,
+            spec: FieldSpec | None,
+            depth: int,
+            unread: bool = False,
+        ) -> None: ...
+
     def read(self, actual: _Value, depth: int) -> _Value:
         """``actual``, a value of the actual side the general walk takes at ``depth``, as
         it is when the door read that side; else it must be what the door passes as it is,
@@ -70,8 +83,9 @@ class UnreadSides:
         return expected
 
     def refuse(self) -> None:
-        """A value of a side not read through the door that the door refuses (a float that
-        is not finite): ``Unread``, so that the door names it (see walk())."""
+        """A value of a side not read through the door that the door would not pass as it
+        is (a float that is not finite, an object of too many keys): ``Unread``, so that the
+        door reads it and names what is wrong (see walk())."""
         raise Unread
 
     # -- a whole value read, then walked as read ---------------------------------------------
@@ -85,15 +99,18 @@ class UnreadSides:
         props: dict[str, SchemaNode] | None,
         depth: int,
     ) -> None:
-        """``key_of_object`` of a value of the unread actual side (``self.unread``): read
-        whole, then walked with the side taken as read, so that nothing below it is read
-        again (each level of nested arrays reading all below it would be quadratic)."""
+        """``key_of_object`` of a value of an unread side (``self.unread``, or
+        ``self.unread_expected``): each unread side's value read whole, then walked with
+        both sides taken as read, so that nothing below it is read again (each level of
+        nested arrays reading all below it would be quadratic)."""
+        unread, unread_expected = self.unread, self.unread_expected
         other = self.read(other, depth + 1)
-        self.unread = False
+        value = self.read_expected(value, depth + 1)
+        self.unread = self.unread_expected = False
         try:
             self.key_of_object(key, value, other, where, props, depth)
         finally:
-            self.unread = True
+            self.unread, self.unread_expected = unread, unread_expected
 
     def keys_read(
         self,
@@ -104,11 +121,12 @@ class UnreadSides:
         depth: int,
     ) -> None:
         """Each key of ``expected`` its general way, then the keys only ``actual`` has: the
-        general loop of ``Walk.obj``, which hands each value on as it is (``actual`` read
-        whole first where its side is unread, then walked as read)."""
-        unread = self.unread
+        general loop of ``Walk.obj``, which hands each value on as it is (each unread side
+        read whole first, then walked as read)."""
+        unread, unread_expected = self.unread, self.unread_expected
         actual = self.read(actual, depth)
-        self.unread = False
+        expected = self.read_expected(expected, depth)
+        self.unread = self.unread_expected = False
         try:
             for key, value in expected.items():
                 self.key_of_object(key, value, actual.get(key, MISSING), where, props, depth)
@@ -116,6 +134,7 @@ class UnreadSides:
                 self._extra_keys(expected, actual, where, props, depth)
         finally:
             self.unread = unread and depth > 0
+            self.unread_expected = unread_expected and depth > 0
 
     def extras_read(
         self,
@@ -135,3 +154,27 @@ class UnreadSides:
             self._extra_keys(expected, actual, where, props, depth)
         finally:
             self.unread = unread and depth > 0
+
+    def key_array(
+        self, key: str, expected: JsonArray, actual: JsonArray, parent: Where, depth: int
+    ) -> None:
+        """Two arrays under ``key`` of the object at ``parent``, where no node or rule
+        reaches them and they are not at the leaf depth: what ``Walk.node`` does with them
+        (``Walk.array``, without a node or spec), their ``depth`` below. An unread expected
+        side is read whole first; an unread actual side too, unless the elements pair by
+        index: then each element is checked where the walk takes it (no pairing reads
+        them)."""
+        cfg = self.cfg
+        unread, unread_expected = self.unread, self.unread_expected
+        by_index = unread and (
+            cfg.array_mode == "index"
+            or (cfg.array_mode == "align" and cfg.default_align.mode == "ordered")
+        )
+        if not by_index:
+            actual = self.read(actual, depth)
+        expected = self.read_expected(expected, depth)
+        self.unread, self.unread_expected = by_index, False
+        try:
+            self.array(expected, actual, parent.key(key), None, None, depth, by_index)
+        finally:
+            self.unread, self.unread_expected = unread, unread_expected

@@ -28,6 +28,7 @@ from ..core.values import (
 from ..judge import UNASKED, BatchScores
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
+from ..reading.intake import MAX_KEYS
 from ..results.field_results import (
     HALLUCINATION,
     MATCH,
@@ -62,6 +63,7 @@ def walk(
     schema: SchemaNode | None,
     tally: bool = False,
     unread: bool = False,
+    unread_expected: bool = False,
 ) -> WalkOutput:
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
@@ -73,18 +75,21 @@ def walk(
     they read of it only when it is what the door would pass (a value equal to and of the
     type of a plain expected value, an object they check key by key); whatever they hand to
     the general walk is checked first (``Walk.read``), and anything else raises ``Unread``,
-    for the caller to read ``actual`` through the door and walk it again. (The expected side
-    may be read so only by a counted walk: ``walk_counted``.) An unread walk is one no
-    judge can score a field of (``Entry.unread``: a judge is handed the values it reads)."""
+    for the caller to read ``actual`` through the door and walk it again. An unread walk is
+    one no judge can score a field of (``Entry.unread``: a judge is handed the values it
+    reads). ``unread_expected``: ``expected`` did not come through the door either
+    (``match_json``'s pair of objects, ``Entry.unread_pair``; in this full form, the root
+    object and the objects below it that the inline loop walks are checked as it reads
+    them, and any other value of that side is read whole where the loop hands it on)."""
     # (a record no judge can score a field of asks none: ``walk_counted``'s promise, and
     # the unread walk's)
     judge = BatchScores(cfg.registry) if not unread and cfg.judged(schema) else UNASKED
-    found = Walk(cfg, judge, PairBudget(), tally, unread)
+    found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
     found.run(expected, actual, schema)
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge, PairBudget(), tally, unread)
+        found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish()
@@ -201,7 +206,10 @@ class Walk(LeafScoring, UnreadSides):
             schema is None and self.cfg.leaf_depth != 0 and object_root(self.cfg, expected, actual)
         ):
             root = cast(JsonObject, actual)  # (object_root: both are objects; obj reads it)
-            gold = cast(JsonObject, self.read_expected(expected, 0))
+            gold = cast(JsonObject, expected)  # (obj reads it, as it reads actual)
+            if self.unread_expected and len(gold) > MAX_KEYS:
+                self.refuse()  # (the door names it; within the bound, keys and values are
+                # checked where the walk takes them: inline_leaves.py, UnreadSides)
             self.obj(gold, root, ROOT, None, 0)
         else:
             self.node(self.read_expected(expected, 0), self.read(actual, 0), ROOT, schema, 0)
@@ -407,8 +415,11 @@ class Walk(LeafScoring, UnreadSides):
         node: SchemaNode | None,
         spec: FieldSpec | None,
         depth: int,
+        unread: bool = False,
     ) -> None:
-        """Two arrays walked element by element, paired as the array's alignment says."""
+        """Two arrays walked element by element, paired as the array's alignment says.
+        ``unread``: ``actual``'s elements, paired by index, are unread (``key_array``):
+        each is checked where it is taken."""
         cfg = self.cfg
         if not expected and not actual and _both_empty(self, expected, actual, where):
             return
@@ -430,7 +441,7 @@ class Walk(LeafScoring, UnreadSides):
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
-        self._walk_pairs(scored, walked, expected, actual, where, items, depth)
+        self._walk_pairs(scored, walked, expected, actual, where, items, depth, unread)
         walked.clear()
         lone = self.lone
         keep = lone is not None and by_score
@@ -439,7 +450,8 @@ class Walk(LeafScoring, UnreadSides):
             one_sided(self.out, cfg, *left, items, OMISSION, depth + 1, lone, keep)
         if cfg.count_extras:
             for j in lone_a:
-                extra = actual[j], where.element(j, where.actual_path)
+                value = self.read(actual[j], depth + 1) if unread else actual[j]
+                extra = value, where.element(j, where.actual_path)
                 one_sided(self.out, cfg, *extra, items, HALLUCINATION, depth + 1, lone, keep)
 
     def _walk_pairs(
@@ -451,11 +463,14 @@ class Walk(LeafScoring, UnreadSides):
         where: Where,
         items: SchemaNode | None,
         depth: int,
+        unread: bool = False,
     ) -> None:
         """The chosen pairs walked in order: a pair already walked for its score taken as
         that walk found it, any other walked as :meth:`node` walks it (two objects handed to
         :meth:`obj` at once where node() would find and do just that: elements of an object
-        node, or of no node where no rule, schema or leaf depth can apply)."""
+        node, or of no node where no rule, schema or leaf depth can apply). ``unread``: the
+        actual elements are unread (``array``): a scorer and ``obj`` check what they take,
+        and anything else is read first."""
         cfg = self.cfg
         objects = (  # (the node of object elements, None where the elements are not so)
             items
@@ -490,7 +505,7 @@ class Walk(LeafScoring, UnreadSides):
             elif plain and type(e) is dict and type(a) is dict:
                 self.obj(e, a, _new(Where, at), items, below)
             else:
-                self.node(e, a, _new(Where, at), items, below)
+                self.node(e, self.read(a, below) if unread else a, _new(Where, at), items, below)
 
     def _pair_walk(
         self,
