@@ -17,9 +17,11 @@ and the divisions are pair_scores' own.
 
 The comparators read here are the all-pairs forms they name: Jaccard's token masks
 (``all_pairs.jaccard_pairs``, a one-token text being the mask of one token), equal keys
-(``all_pairs.EqualPairs``) and structeval's threshold numbers (``all_pairs.WithinPairs``).
-Anything else takes the general path: a nested value, a key whose values differ in type, a
-comparator of another form, an integer no float holds, a schema, a rule, a judge. The
+(``all_pairs.EqualPairs``) and structeval's threshold numbers (``all_pairs.WithinPairs``);
+a trusted comparator without an all-pairs form (structeval's evaluators by kind of number)
+is called per pair, as the general path calls it. Anything else takes the general path: a
+nested value, a key whose values differ in type, a comparator of another all-pairs form, an
+integer no float holds, a schema, a rule, a judge. The
 generated text is printable (:func:`plan_source`). ``SPECIALISE = False`` turns this off
 (the differential tests compare both).
 """
@@ -46,8 +48,11 @@ MAX_SCORERS = 512  # generated functions kept; a plan past them takes the genera
 _TAG = {str: "string", int: "number", float: "number", bool: "boolean"}
 _MIXED = ""  # a key whose values are of several types
 
-# A column's form: what its prepared values are and how a pair of them scores.
+# A column's form: what its prepared values are and how a pair of them scores. _SCORE: a
+# call of the comparator per pair (one with no all-pairs form: structeval's evaluators by
+# kind of number); _SCORE_EQUAL: the same, equal values of one type scoring 1 without it.
 _JACCARD, _EQUAL, _WITHIN = "jaccard", "equal", "within"
+_SCORE, _SCORE_EQUAL = "score", "score_equal"
 # A plan: each shared column's form and whether every element on both sides holds it; and
 # whether every element has exactly those fields (the sums are returned with scale k).
 Plan: TypeAlias = "tuple[tuple[tuple[str, bool], ...], bool]"
@@ -90,6 +95,7 @@ def similarity_rows(
     forms: list[tuple[str, bool]] = []
     constants: list[object] = []
     by_tag: dict[str, tuple[str, tuple[object, ...]]] = {}
+    equal_one = cfg.every_type_scores_equal_one
     for key, tag in tags_e.items():
         other = tags_a.get(key)
         if other is None:
@@ -98,7 +104,7 @@ def similarity_rows(
             return None  # values of several types: scored by type, the general way
         form = by_tag.get(tag)
         if form is None:
-            form = _form(policy.get(tag))
+            form = _form(policy.get(tag), equal_one)
             if form is None:
                 return None
             by_tag[tag] = form
@@ -161,9 +167,14 @@ def _survey(
     return tags, counts, sizes
 
 
-def _form(comparator: BoundComparator | None) -> tuple[str, tuple[object, ...]] | None:
+def _form(
+    comparator: BoundComparator | None, equal_one: bool
+) -> tuple[str, tuple[object, ...]] | None:
     """A comparator's form and the constants its generated code reads (an equality key
-    function; a threshold's t and ``within``); None for any other comparator."""
+    function; a threshold's t and ``within``; a comparator's ``score``); None where the
+    general path's scores could differ (another all-pairs form, a comparator not trusted).
+    ``equal_one``: every comparator of the metric's policy scores equal values 1, which the
+    general path's call per pair takes without calling (``ColumnScorer._pair_score``)."""
     if comparator is None:
         return None
     add = comparator.add_scores
@@ -173,6 +184,8 @@ def _form(comparator: BoundComparator | None) -> tuple[str, tuple[object, ...]] 
         return _EQUAL, (add.key,)
     if type(add) is all_pairs.WithinPairs:
         return _WITHIN, (add.t, add.within)
+    if add is None and comparator.trusted:
+        return (_SCORE_EQUAL if equal_one else _SCORE), (comparator.score,)
     return None
 
 
@@ -226,6 +239,20 @@ def plan_source(plan: Plan) -> str:
             prepared = [f"x{c} = key{c}(v)"]
             absent = f"x{c} = None"
             cell = [f"if {x} == {y}:", "    t += 1.0"]
+        elif form in (_SCORE, _SCORE_EQUAL):
+            names_e.append(x)
+            names_a.append(y)
+            consts.append(f"score{c}")
+            prepared = [f"x{c} = v"]
+            absent = f"x{c} = None"
+            cell = [f"t += score{c}({x}, {y})"]
+            if form == _SCORE_EQUAL:
+                cell = [
+                    f"if {x} == {y} and type({x}) is type({y}):",
+                    "    t += 1.0",
+                    "else:",
+                    "    " + cell[0],
+                ]
         else:
             names_e.append(x)
             names_a.append(y)

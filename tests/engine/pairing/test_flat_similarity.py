@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
+from pytest_jsonmatch.engine.comparing.registry import REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
 from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores
@@ -84,6 +85,23 @@ OPTIONS = st.sampled_from(
         {"string_evaluator": "exact", "numeric_threshold": 0.01},
         {"number_evaluation_type": {"evaluation_type": "binary"}},
         {"array_matching_threshold": 0.0},
+        {"string_evaluator": "levenshtein"},  # no all-pairs form: called per pair
+        # structeval's configuration keys: booleans and numbers scored by their kind, a
+        # comparator without an all-pairs form, called per pair
+        {"string_evaluation_type": {"evaluation_type": "binary"}},
+        {
+            "number_evaluation_type": {
+                "evaluation_type": "threshold",
+                "evaluation_params": {"threshold": 1.5},
+            }
+        },
+        {
+            "integer_evaluation_type": {"evaluation_type": "binary"},
+            "float_evaluation_type": {
+                "evaluation_type": "threshold",
+                "evaluation_params": {"threshold": 0.5, "difference_penalty_weighting": 2},
+            },
+        },
     ]
 )
 
@@ -171,7 +189,6 @@ def test_elements_of_one_shape_give_sums_and_their_scale() -> None:
         ([{"a": "x"}], ["x"], {}),  # an object against a scalar
         (["x", ["x"]], ["x"], {}),  # a nested array among scalars
         ([{"a": 10**400}], [{"a": 10**400}], {}),  # a number no float holds
-        ([{"a": "x"}], [{"a": "x"}], {"string_evaluator": "levenshtein"}),  # another form
         ([{"a": "x"}], [{"a": "x"}], {"ignore": ["items[].a"]}),  # a rule
     ],
 )
@@ -186,9 +203,30 @@ def test_what_the_generated_code_does_not_read_takes_the_general_path(
     assert fv.exact_repr(found) == fv.exact_repr(general)
 
 
+def test_a_comparator_of_the_users_takes_the_general_path() -> None:
+    name = "test_flat_similarity_half"
+    REGISTRY.register_comparator(name, lambda e, a, params: 0.5)  # not trusted
+    try:
+        cfg = configure(STRUCTURAL_F1, {"string_evaluator": name})
+        elements = [{"a": "x", "n": 1}, {"a": "y", "n": 2}]
+        assert flat_similarity.similarity_rows(cfg, None, elements, elements[::-1]) is None
+        found = match_json(
+            {"items": elements[::-1]}, {"items": elements}, "structural_f1", string_evaluator=name
+        )
+    finally:
+        REGISTRY.unregister(name)
+    # each pair's a scores 1/2 (the comparator), n 1 where equal: the crossed pairs
+    # (1/2 + 1) / 2 = 3/4 beat the straight ones' (1/2 + 0) / 2 = 1/4 on both lines
+    assert [(p.expected_index, p.actual_index, p.score) for p in found.pairings] == [
+        (0, 1, 0.75),
+        (1, 0, 0.75),
+    ]
+
+
 def test_the_generated_text_can_be_printed() -> None:
-    plan = ((("jaccard", True), ("within", False), ("equal", True)), False)
+    plan = ((("jaccard", True), ("within", False), ("equal", True), ("score_equal", True)), False)
     text = flat_similarity.plan_source(plan)
+    assert "t += score3(x3, y3)" in text
     assert text.startswith("def read(elements, keys, constants, masks, bits):")
     assert "def scores(rows_e, rows_a, sizes_e, sizes_a, constants):" in text
     assert "if x1 is not None and y1 is not None:" in text  # the partial column's guard
