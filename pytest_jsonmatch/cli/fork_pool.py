@@ -45,14 +45,16 @@ from __future__ import annotations
 
 import os
 import pickle
-import select
-import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..engine.core.errors import JsonMatchError
+
+# ``select`` and ``signal`` are imported where they are used: this module is imported before
+# the workers are forked, where each import is time neither process scores in, and only this
+# process polls the pipes, only a worker sets its signals (``signal`` builds three enums).
 
 _HEADER = 8  # bytes of a message's length, little-endian, before its pickle
 _READ = 1 << 20  # bytes read from a result pipe at a time
@@ -205,6 +207,8 @@ class ForkPool:
         """Write what the task pipes take and read what the result pipes hold: once one is
         ready (``wait``), or only what is ready now. A worker whose pipes give out is marked
         ``broken``; its error comes in its turn (:meth:`take`)."""
+        import select
+
         poll = select.poll()
         by_fd: dict[int, _Worker] = {}
         for worker in self.workers:
@@ -289,10 +293,7 @@ class ForkPool:
         first (a run left on an exception: what they do is no longer wanted)."""
         for worker in self.workers:
             if stop and worker.ended is None:
-                try:
-                    os.kill(worker.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+                _terminate(worker.pid)
             for fd in (worker.tasks, worker.results):
                 if fd < 0:
                     continue
@@ -426,7 +427,19 @@ def _widen(fd: int) -> None:
         pass
 
 
+def _terminate(pid: int) -> None:
+    """SIGTERM to a worker that may have ended already."""
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
 def _how(status: int) -> str:
+    import signal
+
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         try:
@@ -441,6 +454,8 @@ def _set_up(setup: Callable[[], None]) -> None:
     """A worker forked ahead of its tasks: ``setup`` run with standard output and error
     /dev/null, Ctrl-C ignored (the run's to handle: it stops the worker) and SIGTERM ending
     it; the output as it was for the tasks (a task's print is the worker's, as before)."""
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     kept = os.dup(1), os.dup(2)
@@ -459,6 +474,8 @@ def _set_up(setup: Callable[[], None]) -> None:
 def _serve(tasks: int, results: int) -> int:
     """A worker's life: each task read, run and answered, until the task pipe ends (0), or
     until this process's end of the results is gone (1)."""
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     reader = os.fdopen(tasks, "rb")

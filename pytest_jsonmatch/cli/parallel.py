@@ -172,7 +172,10 @@ class Workers:
     (a function and its arguments, picklable), to load what this process loads before it
     scores (``--plugins``, ``--judge``). ``meanwhile``: what this process alone needs later
     (the output's modules), done once the first chunks are on their way to workers, while
-    they score (with one job: never; it is done when needed).
+    they score (with one job: never; it is done when needed). ``ahead``: what a forked
+    worker does last before it serves, given its number (0 for the first one forked): a
+    read of its first chunk while this process guesses the run's schema, which the worker
+    would otherwise wait for idle (it must raise nothing: what it meets, the run meets).
 
     Forked workers are forked on entering, before the run has imported its modules, read
     its options or guessed its schema: each runs ``setup`` and imports what scoring a chunk
@@ -186,10 +189,12 @@ class Workers:
         jobs: int,
         setup: tuple[Callable[..., None], tuple[object, ...]] | None = None,
         meanwhile: Callable[[], None] | None = None,
+        ahead: Callable[[int], None] | None = None,
     ) -> None:
         self.jobs = jobs
         self.setup = setup
         self.meanwhile = meanwhile
+        self.ahead = ahead
         self._pool: ProcessPoolExecutor | None = None  # spawned workers
         self._forked: ForkPool | None = None  # or forked ones
 
@@ -202,9 +207,10 @@ class Workers:
         if self.jobs > 1 and start_method() == "fork":
             from .fork_pool import ForkPool
 
-            self._forked = ForkPool(self.jobs - 1)  # (and this process: the Nth)
+            pool = self._forked = ForkPool(self.jobs - 1)  # (and this process: the Nth)
             try:
-                self._forked.fork_all(lambda: _worker_start(self.setup))
+                # (in a worker, the pool lists the workers forked before it: its number)
+                pool.fork_all(lambda: _worker_start(self.setup, self.ahead, len(pool.workers)))
             except BaseException:  # (a fork refused: those forked before stopped, waited for)
                 self._forked.close(stop=True)
                 self._forked = None
@@ -329,10 +335,18 @@ class Workers:
                 future.cancel()
 
 
-def _worker_start(setup: tuple[Callable[..., None], tuple[object, ...]] | None) -> None:
+def _worker_start(
+    setup: tuple[Callable[..., None], tuple[object, ...]] | None,
+    ahead: Callable[[int], None] | None = None,
+    number: int = 0,
+) -> None:
     """A forked worker's start, ahead of its first chunk: ``setup`` (the run's extensions,
-    as a spawned worker loads them), then the modules that score a chunk imported."""
+    as a spawned worker loads them), then the modules that score a chunk imported, then
+    ``ahead(number)``."""
     if setup is not None:
         start, start_args = setup
         start(*start_args)
     from ..dataset import chunk_work  # noqa: F401 - (and the engine with it)
+
+    if ahead is not None:
+        ahead(number)

@@ -108,7 +108,13 @@ def _gate_arguments(group: argparse._ArgumentGroup) -> None:
 def run(args: argparse.Namespace) -> int:
     for side, path in (("GOLD", args.gold), ("PRED", args.pred)):
         _not_a_trace(side, path)
-    with Workers(_jobs_of(args), _worker_setup(args), lambda: _output_modules(args)) as workers:
+    jobs = _jobs_of(args)
+    with Workers(
+        jobs,
+        _worker_setup(args),
+        lambda: _output_modules(args),
+        lambda number: _read_ahead(args, jobs, number),
+    ) as workers:
         # (imported once the workers are forked: the dataset's and the engine's modules)
         from .score_run import scored_run
 
@@ -138,6 +144,41 @@ def _output_modules(args: argparse.Namespace) -> None:
         names.append("encodings.ascii")
     for name in names:
         importlib.import_module(name)
+
+
+def _read_ahead(args: argparse.Namespace, jobs: int, number: int) -> None:
+    """In forked worker ``number``, before it serves: its first chunk read and decoded, held
+    for when it comes (dataset/chunk_work.py, ``hold_pairs``), where the run will guess its
+    schema first (a schema-driven metric, the default, given no schema): the worker would
+    wait for the guess idle, about as long as the read takes. Only where the run cuts two
+    JSONL files into spans (score_run.py, ``_Run.scored``): the chunk is the one the pool
+    sends this worker first (worker k: chunk k, fork_pool.py), found as the run finds it
+    (parallel.py, ``sized_spans``). Whatever goes wrong is left for the run to meet: a
+    chunk not read ahead is read when it comes, and one that differs is not used."""
+    if (
+        args.id_field is not None
+        or args.schema
+        or getattr(args, "config", None)
+        or args.metric not in (None, "field_f1")
+        or any(text.partition("=")[0].strip() == "schema" for text in args.options)
+    ):
+        return  # (no guess to wait for: the first chunk comes as soon as the options are read)
+    import itertools
+
+    from ..dataset.chunk_work import SCORED_TOGETHER, hold_pairs
+    from ..dataset.spans import is_jsonl, span_pairs, spans
+    from .parallel import sized_spans
+
+    try:
+        if not (is_jsonl(args.gold) and is_jsonl(args.pred)):
+            return
+        found = spans(args.gold, args.pred, SCORED_TOGETHER, args.gold_field, args.pred_field)
+        size = os.path.getsize(args.gold)
+        chunk = next(itertools.islice(sized_spans(found, size, jobs), number, None), None)
+        if chunk is not None:
+            hold_pairs(chunk, span_pairs(chunk))
+    except Exception:  # noqa: BLE001 - the run reads the chunk again and meets it
+        pass
 
 
 def _jobs(text: str) -> int:

@@ -96,8 +96,12 @@ def _plain(value: Any) -> Any:
 
 def unpacked(chunk: Chunk) -> list[Pair]:
     """The pairs of a chunk, each missing prediction NO_PREDICTION (a span's read and
-    decoded)."""
+    decoded, or taken from what was read ahead for it: :func:`hold_pairs`)."""
+    global _ahead
+    ahead, _ahead = _ahead, None  # (held for the first chunk this process unpacks alone)
     if isinstance(chunk, Span):
+        if ahead is not None and ahead[0] == chunk:
+            return ahead[1]
         return span_pairs(chunk)
     if isinstance(chunk, Packed):
         import pickle
@@ -108,6 +112,18 @@ def unpacked(chunk: Chunk) -> list[Pair]:
             for case_id, expected, actual, where, file, line, missing in rows
         ]
     return list(chunk)
+
+
+# A span's pairs read before the span was asked for (:func:`hold_pairs`), or None.
+_ahead: tuple[Span, list[Pair]] | None = None
+
+
+def hold_pairs(span: Span, pairs: list[Pair]) -> None:
+    """``pairs`` (``span_pairs(span)``) kept for the first chunk this process unpacks: a
+    forked worker reads its first chunk while it waits for the run's settings
+    (cli/parallel.py, ``Workers``). Any other chunk first, and they are dropped unused."""
+    global _ahead
+    _ahead = (span, pairs)
 
 
 def _value(packed_value: Any) -> Any:

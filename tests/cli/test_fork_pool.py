@@ -579,8 +579,11 @@ def _dataset(tmp_path, first_gold: str | None = None) -> None:
         # the schema guessed from the first chunk refused (a gold number past a float's
         # range): each process meets it where it guesses
         ([], '{"id": 0, "vendor": "ACME", "total": 1e999}', "g.jsonl line 1"),
+        # a first gold line that is not JSON: the worker's read of its first chunk gives
+        # up without a word, and the command's streaming reader names the line
+        ([], '{"id": 0, "vendor": "ACME", "total": ', "g.jsonl line 1"),
     ],
-    ids=["option", "metric", "plugin", "baseline", "guess"],
+    ids=["option", "metric", "plugin", "baseline", "guess", "not-json"],
 )
 def test_an_error_before_the_first_chunk_is_the_commands_alone(tmp_path, args, first_gold, error):
     """With ``-j 2`` the worker is forked before the options are read and the schema is
@@ -710,3 +713,102 @@ def test_a_worker_that_dies_before_its_first_chunk_is_named(tmp_path, pairing):
         "SIGKILL: out of memory?); with -j 1 the run needs no worker\n"
     )
     assert out["forks"] == 1 and two["left"] is False
+
+
+_WATCHED = """
+import pytest_jsonmatch.dataset.chunk_work as cw
+
+def note(what):
+    with open(os.path.join(os.getcwd(), "chunks.log"), "a") as log:
+        log.write(f"{os.getpid()} {what}\\n")
+
+_read, _hold = cw.span_pairs, cw.hold_pairs
+
+def span_pairs(span):  # (a chunk read when it comes; a read ahead goes by spans.py's own)
+    note(f"read {span.first}")
+    return _read(span)
+
+def hold_pairs(span, pairs):
+    note(f"held {span.first}")
+    _hold(span, pairs)
+
+cw.span_pairs, cw.hold_pairs = span_pairs, hold_pairs
+
+def logged():
+    path = os.path.join(os.getcwd(), "chunks.log")
+    lines = open(path).read().split("\\n") if os.path.exists(path) else []
+    if os.path.exists(path):
+        os.remove(path)
+    me = str(os.getpid())
+    return sorted(("command" if pid == me else "worker") + " " + what
+                  for pid, what in (line.split(" ", 1) for line in lines if line))
+"""
+
+
+def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
+    """Where the run guesses its schema from the first chunk (field_f1 without a schema),
+    each forked worker reads and decodes its own first chunk before that chunk is sent
+    (worker k: chunk k), and takes it from there: no chunk is read twice, the output is
+    ``-j 1``'s. With a schema given, nothing is read ahead (the first chunk comes at once).
+    600 pairs (dataset above): with -j 1, chunks of 256 (cases 1, 257, 513 first); with -j
+    2 or 3, chunk 0 is cases 1-256 (worker 0's), then chunks of 64 as fewer than two chunks a
+    hand are left (cases 257, 321, ..., 577 first); with -j 3, chunk 1 (cases 257-320) is
+    worker 1's.
+    """
+    _dataset(tmp_path)
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    out = _command(
+        tmp_path,
+        _WATCHED
+        + textwrap.dedent("""
+        runs, logs = {}, {}
+        for name, more in [("1", ["-j", "1"]), ("2", ["-j", "2"]), ("3", ["-j", "3"]),
+                           ("schema", ["-j", "2", "--schema", "s.json"])]:
+            runs[name] = run(["score", "g.jsonl", "p.jsonl", *more])
+            logs[name] = logged()
+        print(json.dumps({"runs": runs, "logs": logs}))
+        """),
+    )
+    runs, logs = out["runs"], out["logs"]
+    assert isinstance(runs, dict) and isinstance(logs, dict)
+    assert "overall score 0.9333 over 600 cases" in runs["1"]["out"], runs["1"]
+    for name in ("2", "3"):
+        assert [runs[name][k] for k in ("status", "err", "out")] == [
+            runs["1"][k] for k in ("status", "err", "out")
+        ]
+    # (a chunk is named by its first case, numbered from 1)
+    assert logs["1"] == ["command read 1", "command read 257", "command read 513"]
+    for name, held in (("2", ["worker held 1"]), ("3", ["worker held 1", "worker held 257"])):
+        lines = logs[name]
+        assert [line for line in lines if "held" in line] == held, lines
+        # every chunk read once, those held never
+        firsts = [line.split()[-1] for line in lines if "read" in line or "held" in line]
+        assert sorted(firsts, key=int) == ["1", "257", "321", "385", "449", "513", "577"]
+    assert not [line for line in logs["schema"] if "held" in line], logs["schema"]
+
+
+def test_pairs_read_ahead_serve_their_span_once_and_no_other(tmp_path):
+    """In process: the pairs held for a span are what unpacking that span gives, once (the
+    very list held); a second unpacking reads the span again; pairs held for one span are
+    dropped unused by the first chunk unpacked, whatever it is."""
+    from pytest_jsonmatch.dataset import chunk_work
+    from pytest_jsonmatch.dataset.spans import span_pairs, spans
+
+    _dataset(tmp_path)
+    first, second = list(spans(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), 64))[:2]
+    held = span_pairs(first)
+    try:
+        chunk_work.hold_pairs(first, held)
+        assert chunk_work.unpacked(first) is held
+        again = chunk_work.unpacked(first)
+        assert again is not held and again == held and len(held) == 64
+        chunk_work.hold_pairs(first, held)  # another span first: read, and the hold dropped
+        assert chunk_work.unpacked(second) == span_pairs(second)
+        assert chunk_work.unpacked(first) is not held
+        chunk_work.hold_pairs(first, held)  # a chunk of listed pairs first: dropped too
+        assert chunk_work.unpacked(held[:2]) == held[:2]
+        assert chunk_work.unpacked(first) is not held
+    finally:
+        chunk_work.hold_pairs(first, [])
+        chunk_work.unpacked([])  # (nothing left held for another test in this process)
