@@ -194,10 +194,10 @@ def _form(
 
 def plan_source(plan: Plan) -> str:
     """The text of ``plan``'s two functions: ``read`` (a side's elements to rows of prepared
-    values: a text's token mask and count, a bit per distinct lower-cased token numbered
-    as met, as jaccard_pairs makes them, ``masks`` and ``bits`` shared by both sides; a number as the
-    float _add_within reads; an equality key; None for an absent value) and ``scores``
-    (rows in, the rows of pair scores out: sums where the plan is uniform)."""
+    values: a text's token mask and count, a bit per distinct lower-cased token numbered as
+    met, as jaccard_pairs makes them, ``masks`` and ``bits`` shared by both sides; a number
+    as the float _add_within reads; an equality key; None for an absent value) and
+    ``scores`` (rows in, the rows of pair scores out: sums where the plan is uniform)."""
     forms, uniform = plan
     consts: list[str] = []
     reads: list[str] = []
@@ -209,61 +209,11 @@ def plan_source(plan: Plan) -> str:
     for c, (form, full) in enumerate(forms):
         x, y = f"x{c}", f"y{c}"
         value = f"element[k{c}]" if full else f"element.get(k{c})"
-        if form == _JACCARD:
-            names_e += [x, f"xn{c}"]
-            names_a += [y, f"yn{c}"]
-            prepared = [  # (a text met before is not split again)
-                "found = masks.get(v)",
-                "if found is None:",
-                "    mask = 0",
-                "    for token in v.lower().split():",
-                "        bit = bits.get(token)",
-                "        if bit is None:",
-                "            bit = bits[token] = 1 << len(bits)",
-                "        mask |= bit",
-                "    found = masks[v] = (mask, mask.bit_count())",
-                f"x{c}, xn{c} = found",
-            ]
-            absent = f"x{c} = xn{c} = None"
-            cell = [
-                f"s = ({x} & {y}).bit_count()",
-                "if s:",
-                f"    t += s / (xn{c} + yn{c} - s)",
-                f"elif not xn{c} and not yn{c}:",
-                "    t += 1.0",
-            ]
-        elif form == _EQUAL:
-            names_e.append(x)
-            names_a.append(y)
-            consts.append(f"key{c}")
-            prepared = [f"x{c} = key{c}(v)"]
-            absent = f"x{c} = None"
-            cell = [f"if {x} == {y}:", "    t += 1.0"]
-        elif form in (_SCORE, _SCORE_EQUAL):
-            names_e.append(x)
-            names_a.append(y)
-            consts.append(f"score{c}")
-            prepared = [f"x{c} = v"]
-            absent = f"x{c} = None"
-            cell = [f"t += score{c}({x}, {y})"]
-            if form == _SCORE_EQUAL:
-                cell = [
-                    f"if {x} == {y} and type({x}) is type({y}):",
-                    "    t += 1.0",
-                    "else:",
-                    "    " + cell[0],
-                ]
-        else:
-            names_e.append(x)
-            names_a.append(y)
-            consts += [f"limit{c}", f"within{c}"]
-            prepared = [
-                "if type(v) is int and not -FLOAT_SAFE < v < FLOAT_SAFE:",
-                "    return None  # (no float holds it: the general path scores it exactly)",
-                f"x{c} = float(v)",
-            ]
-            absent = f"x{c} = None"
-            cell = [f"d = abs({x} - {y})", f"if d <= limit{c}:", f"    t += within{c}(d)"]
+        slots, column_consts, prepared, cell = _column_code(c, form)
+        names_e += [name.format("x") for name in slots]
+        names_a += [name.format("y") for name in slots]
+        consts += column_consts
+        absent = " = ".join(name.format("x") for name in slots) + " = None"
         if full:
             reads += [f"v = {value}", *prepared]
         else:
@@ -308,6 +258,53 @@ def plan_source(plan: Plan) -> str:
             "",
         ]
     )
+
+
+def _column_code(c: int, form: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """Column ``c``'s part of the generated code: the names of its slots in a row (``{}``
+    for the side's letter), the constants it reads, the lines that prepare its value ``v``
+    into the expected side's slots, and those that add a pair's score to ``t``."""
+    x, y = f"x{c}", f"y{c}"
+    if form == _JACCARD:
+        prepared = [  # (a text met before is not split again)
+            "found = masks.get(v)",
+            "if found is None:",
+            "    mask = 0",
+            "    for token in v.lower().split():",
+            "        bit = bits.get(token)",
+            "        if bit is None:",
+            "            bit = bits[token] = 1 << len(bits)",
+            "        mask |= bit",
+            "    found = masks[v] = (mask, mask.bit_count())",
+            f"x{c}, xn{c} = found",
+        ]
+        cell = [
+            f"s = ({x} & {y}).bit_count()",
+            "if s:",
+            f"    t += s / (xn{c} + yn{c} - s)",
+            f"elif not xn{c} and not yn{c}:",
+            "    t += 1.0",
+        ]
+        return [f"{{}}{c}", f"{{}}n{c}"], [], prepared, cell
+    if form == _EQUAL:
+        return [f"{{}}{c}"], [f"key{c}"], [f"x{c} = key{c}(v)"], [f"if {x} == {y}:", "    t += 1.0"]
+    if form in (_SCORE, _SCORE_EQUAL):
+        cell = [f"t += score{c}({x}, {y})"]
+        if form == _SCORE_EQUAL:
+            cell = [
+                f"if {x} == {y} and type({x}) is type({y}):",
+                "    t += 1.0",
+                "else:",
+                *("    " + line for line in cell),
+            ]
+        return [f"{{}}{c}"], [f"score{c}"], [f"x{c} = v"], cell
+    prepared = [
+        "if type(v) is int and not -FLOAT_SAFE < v < FLOAT_SAFE:",
+        "    return None  # (no float holds it: the general path scores it exactly)",
+        f"x{c} = float(v)",
+    ]
+    cell = [f"d = abs({x} - {y})", f"if d <= limit{c}:", f"    t += within{c}(d)"]
+    return [f"{{}}{c}"], [f"limit{c}", f"within{c}"], prepared, cell
 
 
 def _tuple(names: list[str]) -> str:
