@@ -165,3 +165,28 @@ def test_answer_elements_paired_by_index_are_checked_where_taken(align: int) -> 
         in_walk, door = both_ways(answer, expected, **ALIGNS[align])
         assert in_walk == door
         assert ("Error" in door) == (answer in refused), answer
+
+
+def test_an_answer_array_is_read_whole_only_where_its_pairing_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not vacuous: paired by index or by counts of equal fields (flat elements), the
+    answer's array is never read whole, only values the walk takes (a mismatch, an
+    element's extra key); paired by a key field, it is read whole before it is paired."""
+    from pytest_jsonmatch.engine.walking import unread_sides
+
+    whole: list[object] = []
+    real = unread_sides.plain_within
+
+    def seen(value: object, levels: int) -> bool:
+        if type(value) is list:
+            whole.append(value)
+        return real(value, levels)
+
+    monkeypatch.setattr(unread_sides, "plain_within", seen)
+    answer = {**INVOICE, "items": [{"sku": "b", "qty": 2}, {"sku": "a", "qty": 3, "x": 1}]}
+    for align, read in [(ALIGNS[0], False), (ALIGNS[1], False), (ALIGNS[2], True)]:
+        whole.clear()
+        in_walk, door = both_ways(answer, INVOICE, **align)
+        assert in_walk == door
+        assert any(value is answer["items"] for value in whole) == read, align

@@ -47,12 +47,18 @@ def choose_pairs(
     spec: FieldSpec | None,
     walk_candidate: CandidateWalk,
     walked: dict[tuple[int, int], WalkOutput],
-) -> assignment.Assignment:
+    unread: bool = False,
+) -> assignment.Assignment | None:
     """Which elements pair up, with the pair's score (1.0 where no score is taken): by
     index, by a key field, or the optimal pairing by pair score (``similarity`` or ``f1``),
     pairs scoring ``keep_above`` or less dropped. Pairs walked to be scored leave their walk
-    in ``walked``."""
+    in ``walked``. ``unread``: ``actual``'s elements have not been through the door, and
+    only pairing by index or by counts of equal fields (``counted_pairs``: flat objects of
+    plain scalars, read by type and equality alone) may take them; None where another way
+    would pair them (the caller reads them, and asks again)."""
     if cfg.array_mode == "similarity":
+        if unread:
+            return None
         mode, keep_above = "similarity", cfg.array_threshold
     else:
         chosen = alignment(cfg, spec)
@@ -60,6 +66,8 @@ def choose_pairs(
             pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
             return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
         if chosen.mode == "key_field":
+            if unread:
+                return None
             assert chosen.key is not None  # (a key_field alignment always names its key)
             pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
             return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
@@ -70,6 +78,8 @@ def choose_pairs(
         counted = counted_pairs(cfg, items, expected, actual, where.path)
         if counted is not None:
             return counted
+    if unread:
+        return None
     if keep_above < 1.0:
         found = _identical(cfg, expected, actual, items, where.path)
         if found is not None:

@@ -20,7 +20,7 @@ Scorer = Callable[[Any, dict[str, Any], dict[str, Any], Place, int], None]
 
 
 # the path suffixes of the first elements of an array, made once
-_INDEX = tuple(f"[{i}]" for i in range(64))
+INDEX_SUFFIXES = tuple(f"[{i}]" for i in range(64))
 
 
 def ordered_elements(
@@ -45,7 +45,7 @@ def ordered_elements(
     path, field, actual_path = where
     element_field = field + "[]"
     below = depth + 1
-    index = _INDEX if common <= len(_INDEX) else [f"[{i}]" for i in range(common)]
+    index = INDEX_SUFFIXES if common <= len(INDEX_SUFFIXES) else [f"[{i}]" for i in range(common)]
     for i in range(common):
         e, a = expected[i], actual[i]
         at = (

@@ -17,6 +17,8 @@ from ..reading.intake import Unread, plain_within
 from ..schemas.eval_schema import SchemaNode
 
 _Value = TypeVar("_Value")  # a value of a side, handed back as it came
+# the alignments whose pairing may take an array's answer elements unread (Walk.array)
+_UNREAD_ALIGNS = frozenset({"ordered", "hungarian"})
 
 
 class UnreadSides:
@@ -68,6 +70,13 @@ class UnreadSides:
         if self.unread and actual is not MISSING and not plain_within(actual, SHALLOW - depth):
             raise Unread
         self.unread = self.unread and depth > 0  # (the whole side passed: all of it plain)
+        return actual
+
+    def read_whole(self, actual: _Value, depth: int) -> _Value:
+        """``actual`` at ``depth``, of a side whose values are unread (whatever the walk's
+        flag says now), checked as ``read`` checks it."""
+        if actual is not MISSING and not plain_within(actual, SHALLOW - depth):
+            raise Unread
         return actual
 
     def read_expected(self, expected: _Value, depth: int) -> _Value:
@@ -162,19 +171,21 @@ class UnreadSides:
         reaches them and they are not at the leaf depth: what ``Walk.node`` does with them
         (``Walk.array``, without a node or spec), their ``depth`` below. An unread expected
         side is read whole first; an unread actual side too, unless the elements pair by
-        index: then each element is checked where the walk takes it (no pairing reads
-        them)."""
+        index or by counts of equal fields (which read them by type and equality alone):
+        then each element is checked where the walk takes it (``Walk.array``)."""
         cfg = self.cfg
         unread, unread_expected = self.unread, self.unread_expected
-        by_index = unread and (
+        # (paired by index or by counts of equal fields: Walk.array reads the elements the
+        # counts cannot pair)
+        unread_elements = unread and (
             cfg.array_mode == "index"
-            or (cfg.array_mode == "align" and cfg.default_align.mode == "ordered")
+            or (cfg.array_mode == "align" and cfg.default_align.mode in _UNREAD_ALIGNS)
         )
-        if not by_index:
+        if not unread_elements:
             actual = self.read(actual, depth)
         expected = self.read_expected(expected, depth)
-        self.unread, self.unread_expected = by_index, False
+        self.unread, self.unread_expected = unread_elements, False
         try:
-            self.array(expected, actual, parent.key(key), None, None, depth, by_index)
+            self.array(expected, actual, parent.key(key), None, None, depth, unread_elements)
         finally:
             self.unread, self.unread_expected = unread, unread_expected

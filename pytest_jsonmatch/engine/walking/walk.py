@@ -42,6 +42,7 @@ from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
 from . import inline_leaves
 from .leaf_scoring import LeafScoring
+from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, one_sided, shape_mismatch
 from .unread_sides import UnreadSides
 
@@ -190,7 +191,7 @@ class Walk(LeafScoring, UnreadSides):
 
     def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
         scorer = None
-        if object_root(self.cfg, expected, actual):
+        if schema is not None and object_root(self.cfg, expected, actual):
             scorer = root_scorer(self.cfg, cast(JsonObject, expected), schema, self.tally)
         self.from_root(expected, actual, schema, scorer)
 
@@ -205,12 +206,11 @@ class Walk(LeafScoring, UnreadSides):
         elif (
             schema is None and self.cfg.leaf_depth != 0 and object_root(self.cfg, expected, actual)
         ):
-            root = cast(JsonObject, actual)  # (object_root: both are objects; obj reads it)
-            gold = cast(JsonObject, expected)  # (obj reads it, as it reads actual)
-            if self.unread_expected and len(gold) > MAX_KEYS:
-                self.refuse()  # (the door names it; within the bound, keys and values are
-                # checked where the walk takes them: inline_leaves.py, UnreadSides)
-            self.obj(gold, root, ROOT, None, 0)
+            # (object_root: both are objects, which obj reads where their sides are unread;
+            # past the door's bound on keys, the door reads the expected one and names it)
+            if self.unread_expected and len(expected) > MAX_KEYS:  # type: ignore[arg-type]
+                self.refuse()
+            self.obj(expected, actual, ROOT, None, 0)  # type: ignore[arg-type]
         else:
             self.node(self.read_expected(expected, 0), self.read(actual, 0), ROOT, schema, 0)
 
@@ -418,8 +418,8 @@ class Walk(LeafScoring, UnreadSides):
         unread: bool = False,
     ) -> None:
         """Two arrays walked element by element, paired as the array's alignment says.
-        ``unread``: ``actual``'s elements, paired by index, are unread (``key_array``):
-        each is checked where it is taken."""
+        ``unread``: ``actual``'s elements are unread (``key_array``), each checked where it
+        is taken; where they cannot be paired unread, it is read whole, then walked as read."""
         cfg = self.cfg
         if not expected and not actual and _both_empty(self, expected, actual, where):
             return
@@ -432,12 +432,20 @@ class Walk(LeafScoring, UnreadSides):
         def walk_candidate(
             e: JsonValue, a: JsonValue, pair_where: Where
         ) -> tuple[WalkOutput, bool]:
-            sub = self._pair_walk(e, a, pair_where, items, depth)
+            sub = _pair_walk(self, e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
-        scored, lone_e, lone_a = choose_pairs(
-            cfg, self.budget, expected, actual, where, items, spec, walk_candidate, walked
+        chosen = choose_pairs(
+            cfg, self.budget, expected, actual, where, items, spec, walk_candidate, walked, unread
         )
+        if chosen is None:  # (unread elements only the counts of equal fields may pair)
+            self.unread = False
+            try:
+                self.array(expected, self.read_whole(actual, depth), where, node, spec, depth)
+            finally:
+                self.unread = True
+            return
+        scored, lone_e, lone_a = chosen
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
@@ -482,6 +490,10 @@ class Walk(LeafScoring, UnreadSides):
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
         tally, below = self.tally, depth + 1
         path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
+        longest = max(len(expected), len(actual))  # (the first indices' text made once)
+        index = (
+            INDEX_SUFFIXES if longest <= len(INDEX_SUFFIXES) else [f"[{k}]" for k in range(longest)]
+        )
         # (each element shape's scorer, by its keys; a dict only where object elements are)
         found_scorers: dict[tuple[object, ...], compiled.Scorer] = {} if objects else _NO_DICT
         for i, j, _ in scored:
@@ -493,7 +505,7 @@ class Walk(LeafScoring, UnreadSides):
                 continue
             e, a = expected[i], actual[j]
             # (where.pair(i, j), as the plain tuple a scorer takes)
-            at = (f"{path}[{i}]", field, f"{side}[{j}]" if moved is not None or i != j else None)
+            at = (path + index[i], field, side + index[j] if moved is not None or i != j else None)
             if objects is not None and type(e) is dict and type(a) is dict and e:
                 shape = (*e, at[2] is None)  # (what of the element scorer_for's shape reads)
                 scorer = found_scorers.get(shape) or compiled.scorer_for(objects, e, at, cfg, tally)
@@ -507,24 +519,25 @@ class Walk(LeafScoring, UnreadSides):
             else:
                 self.node(e, self.read(a, below) if unread else a, _new(Where, at), items, below)
 
-    def _pair_walk(
-        self,
-        expected: JsonValue,
-        actual: JsonValue,
-        where: Where,
-        items: SchemaNode | None,
-        depth: int,
-    ) -> Walk:
-        """The walk of one candidate pair, on its own (sharing this record's judge and
-        budget), exactly as :meth:`_walk_pairs` walks it once paired."""
-        if self.lone is None:
-            self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
-        # (in tally form, not row form: a candidate's rows would not be the report's)
-        sub = Walk(self.cfg, self.judge, self.budget, bool(self.tally), lone=self.lone)
-        sub.node(expected, actual, where, items, depth + 1)
-        if sub.deferred:
-            self.judge.rewalk = True  # scores pending: pairing must wait for the judge
-        return sub
+
+def _pair_walk(
+    walk: Walk,
+    expected: JsonValue,
+    actual: JsonValue,
+    where: Where,
+    items: SchemaNode | None,
+    depth: int,
+) -> Walk:
+    """The walk of one candidate pair of ``walk``'s array, on its own (sharing the record's
+    judge and budget), exactly as :meth:`Walk._walk_pairs` walks it once paired."""
+    if walk.lone is None:
+        walk.lone = LoneLeaves()  # (shared by every candidate walk below this one)
+    # (in tally form, not row form: a candidate's rows would not be the report's)
+    sub = Walk(walk.cfg, walk.judge, walk.budget, bool(walk.tally), lone=walk.lone)
+    sub.node(expected, actual, where, items, depth + 1)
+    if sub.deferred:
+        walk.judge.rewalk = True  # scores pending: pairing must wait for the judge
+    return sub
 
 
 def _both_empty(
