@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pytest_jsonmatch import evaluate_records, match_json
 from pytest_jsonmatch.cli.app import main as jsonmatch
 from pytest_jsonmatch.dataset import fitting
-from pytest_jsonmatch.engine import entry
+from pytest_jsonmatch.engine import entry, rule_apart
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.core.paths import PathPattern
 from pytest_jsonmatch.engine.pairing import pair_scores
@@ -212,6 +212,36 @@ def test_leaves_score_the_same_inline_or_through_the_node_under_rules(
     with switched(inline_leaves, "INLINE_LEAVES", False):
         general = pair_text(actual, expected, metric, rules)
     assert pair_text(actual, expected, metric, rules) == general
+
+
+@SETTINGS
+@given(
+    pair=fv.PAIRS,
+    align=st.sampled_from([None, "hungarian"]),
+    kind=st.sampled_from(["ignore", "exact", "tolerance", "floor", "neither"]),
+    data=st.data(),
+)
+def test_a_rule_on_one_root_key_walked_apart_scores_as_the_whole_walk(
+    pair: tuple[Any, Any], align: str | None, kind: str, data: st.DataObject
+) -> None:
+    """``rule_apart.py``: the record's other keys walked without the rule, the key with it
+    (tests/engine/test_rule_apart.py holds every setting and the key's every place)."""
+    actual, expected = pair
+    keys = [k for side in (expected, actual) if isinstance(side, dict) for k in side]
+    key = data.draw(st.sampled_from([k for k in keys if isinstance(k, str)] or ["a"]))
+    pattern = key if key.isascii() and key.isidentifier() else f"[{json.dumps(key)}]"
+    options: dict[str, Any] = {
+        "ignore": {"ignore": [pattern]},
+        "exact": {"fields": {pattern: {"comparator": "exact"}}},
+        "tolerance": {"fields": {pattern: {"tolerance": 2}}},
+        "floor": {"fields": {pattern: {"min_score": 0.5, "weight": 2}}},
+        "neither": {"ignore": ["absent"]},
+    }[kind]
+    if align is not None:
+        options["align"] = align
+    with switched(rule_apart, "RULE_APART", False):
+        general = pair_text(actual, expected, "field_f1", options)
+    assert pair_text(actual, expected, "field_f1", options) == general
 
 
 def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:

@@ -34,7 +34,16 @@ from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .core.values import JsonObject, JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
-from .metrics.base import Metric, config_key, configure, kept_config, plain_copy
+from .metrics.base import (
+    Metric,
+    config_key,
+    configure,
+    kept_config,
+    plain_copy,
+    rules_apart,
+    with_rules_of,
+    without_rules,
+)
 from .reading.intake import Read, Reread, Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
@@ -49,6 +58,7 @@ from .results.field_results import (
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
+from .rule_apart import takes, walked_apart
 from .schemas.eval_schema import SchemaNode
 from .walking import generated_scorers
 from .walking.prefetch import prefetch_strings
@@ -303,6 +313,17 @@ class Entry:
             return self._full(*sides, None)
         return call_with_depth(depth, self._full, *sides, None)
 
+    def ruled(self, options: dict[str, object], cfg: WalkConfig) -> Entry:
+        """An entry for ``options``, which are this one's with ``ignore`` or ``fields`` rules
+        added (``metrics.base.rules_apart``), and ``cfg``, this one's configuration with
+        those rules laid over it: its metric, registry, ``truncated`` and schema check as
+        they are here (the rules change none of them), its routes worked out afresh."""
+        made = Entry.__new__(Entry)
+        made.metric, made.registry, made.truncated = self.metric, self.registry, self.truncated
+        made.options, made.cfg, made.validator = options, cfg, self.validator
+        made.with_schema(self.schema)
+        return made
+
     def tallied(self, result: MatchResult, tallies: list[Tally]) -> None:
         """A record's fields added to ``tallies`` (one not scored from tallies)."""
         if self.countable:  # (counted as they are, as a counted record's are)
@@ -333,12 +354,34 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     when the registry changes: one comparison at a time (``match_json``, a suite of golden
     cases) asks for the same metric and options again and again, and an Entry is its
     configuration, its schema's check and its routes, worked out from those alone. A kept
-    Entry is never changed (``with_schema`` is for the fresh Entry of a set of records)."""
+    Entry is never changed (``with_schema`` is for the fresh Entry of a set of records).
+
+    A comparison's own rules (``ignore=["id"]``, each assertion its own) are laid over the
+    kept entry of its other options, read afresh at each call and kept nowhere (nothing
+    worked out from them serves a later call, and a key of their content costs what
+    reading them does)."""
     registry = cast(Registry, options.pop("registry", REGISTRY))
     truncated = cast(str, options.pop("truncated", "error"))
     check_truncated(truncated)
     found = metric_named(metric, registry)
-    config = config_key(found, options, registry)
+    if rules_apart(found, options):
+        rest = without_rules(options)
+        config = config_key(found, rest, registry)
+        if config is not None:  # (checked in configure's order: names, the other options,
+            # the rules, then the schema check's option)
+            ruled = with_rules_of(kept_config(found, rest, registry, config), options, registry)
+            return _kept_entry(found, rest, registry, truncated, config).ruled(options, ruled)
+    return _kept_entry(found, options, registry, truncated, config_key(found, options, registry))
+
+
+def _kept_entry(
+    found: Metric,
+    options: dict[str, object],
+    registry: Registry,
+    truncated: str,
+    config: tuple[object, ...] | None,
+) -> Entry:
+    """``kept_entry``'s entry of ``options`` as they are, kept under their ``config_key``."""
     if config is None:
         return Entry(found, options, registry, truncated)
     key = (id(found), truncated, *config)
@@ -513,7 +556,12 @@ def _score(
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
         prefetch_strings(cfg, expected, actual)
-        found = walk(cfg, expected, actual, schema, unread=unread, unread_expected=unread_expected)
+        apart = None if unread or not takes(cfg, schema) else walked_apart(cfg, expected, actual)
+        found = (
+            walk(cfg, expected, actual, schema, unread=unread, unread_expected=unread_expected)
+            if apart is None
+            else apart
+        )
         fields = found.fields
     if metric.finish is not None:
         fields = metric.finish(fields, options, registry)

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_jsonmatch import match_json, reset_type_defaults, set_type_default
 from pytest_jsonmatch.engine.comparing.registry import Registry
+from pytest_jsonmatch.engine.core.errors import ConfigError
 from pytest_jsonmatch.engine.entry import kept_entry
 from pytest_jsonmatch.engine.metrics import REGISTRY
 from pytest_jsonmatch.engine.metrics.base import config_key
@@ -27,20 +28,67 @@ def test_the_same_metric_and_options_are_scored_by_one_entry() -> None:
     )
 
 
+# a schema given: the rules are read with its nodes, and kept with them (not apart)
+SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}}
+
+
+def ruled(**options: object) -> dict[str, object]:
+    return {"schema": dict(SCHEMA), **options}
+
+
 def test_options_of_plain_data_are_kept_by_their_content() -> None:
     # every assertion writes its options afresh: equal content, one entry
-    first = kept_entry("field_f1", {"ignore": ["a"], "fields": {"b": {"tolerance": 1}}})
-    assert kept_entry("field_f1", {"ignore": ["a"], "fields": {"b": {"tolerance": 1}}}) is first
+    first = kept_entry("field_f1", ruled(ignore=["a"], fields={"b": {"tolerance": 1}}))
+    assert kept_entry("field_f1", ruled(ignore=["a"], fields={"b": {"tolerance": 1}})) is first
     # a tuple, a scalar's type, a mapping's order: each its own key
-    assert (
-        kept_entry("field_f1", {"ignore": ("a",), "fields": {"b": {"tolerance": 1}}}) is not first
-    )
-    assert kept_entry("field_f1", {"ignore": ["a"], "fields": {"b": {"tolerance": 1.0}}}) is not (
+    assert kept_entry("field_f1", ruled(ignore=("a",), fields={"b": {"tolerance": 1}})) is not (
         first
     )
-    two = {"fields": {"b": {"weight": 2}, "c": {"weight": 3}}}
-    turned = {"fields": {"c": {"weight": 3}, "b": {"weight": 2}}}
+    assert kept_entry("field_f1", ruled(ignore=["a"], fields={"b": {"tolerance": 1.0}})) is not (
+        first
+    )
+    two = ruled(fields={"b": {"weight": 2}, "a": {"weight": 3}})
+    turned = ruled(fields={"a": {"weight": 3}, "b": {"weight": 2}})
     assert kept_entry("field_f1", two) is not kept_entry("field_f1", turned)
+    binary = {"string_evaluation_type": {"evaluation_type": "binary"}}
+    assert kept_entry("structural_f1", dict(binary)) is kept_entry("structural_f1", dict(binary))
+
+
+def test_a_comparisons_own_rules_are_laid_over_the_kept_entry_of_its_other_options() -> None:
+    # without a schema, ``ignore`` and ``fields`` are read afresh at each call, over the
+    # kept configuration of the other options: nothing of them is kept
+    kept = kept_entry("field_f1", {"align": "hungarian"})
+    first = kept_entry("field_f1", {"align": "hungarian", "ignore": ["a"]})
+    again = kept_entry("field_f1", {"align": "hungarian", "ignore": ["a"]})
+    assert first is not again and first is not kept
+    assert first.cfg.root_rule == (kept.cfg, "a") and again.cfg.root_rule == (kept.cfg, "a")
+    assert [rule.pattern.text for rule in first.cfg.rules] == ["a"]
+    assert first.options == {"align": "hungarian", "ignore": ["a"]}
+    # its metric, registry and schema check are the kept entry's; its routes its own
+    assert (first.metric, first.registry, first.validator) == (
+        kept.metric,
+        kept.registry,
+        kept.validator,
+    )
+    assert kept.unread and not first.unread
+    # two rules, or one below the root: not one root key's rule
+    assert kept_entry("field_f1", {"ignore": ["a", "b"]}).cfg.root_rule is None
+    assert kept_entry("field_f1", {"ignore": ["a.b"]}).cfg.root_rule is None
+
+
+def test_a_typo_in_a_comparisons_own_rule_is_named_at_every_call() -> None:
+    for _ in range(2):
+        with pytest.raises(ConfigError, match=r"fields\['a'\]: unknown setting 'tolerence'"):
+            kept_entry("field_f1", {"fields": {"a": {"tolerence": 1}}})
+    # the options' names first, then the other options, then the rules, as configure reads
+    with pytest.raises(ConfigError, match="unknown option 'alin'"):
+        kept_entry("field_f1", {"alin": "hungarian", "ignore": 5})
+    with pytest.raises(ConfigError, match="align"):
+        kept_entry("field_f1", {"align": "diagonal", "ignore": 5})
+    with pytest.raises(ConfigError, match="ignore must be a path pattern"):
+        kept_entry("field_f1", {"conformance": "yes", "ignore": 5})
+    with pytest.raises(ConfigError, match="conformance must be true or false"):
+        kept_entry("field_f1", {"conformance": "yes", "ignore": ["a"]})
 
 
 def test_a_list_changed_in_place_between_calls_is_another_key_and_another_score() -> None:
@@ -51,8 +99,8 @@ def test_a_list_changed_in_place_between_calls_is_another_key_and_another_score(
     assert match_json(*pair, metric="field_match", ignore=ignore).score == 0.0
     ignore.append("b")
     assert kept_entry("field_match", {"ignore": ignore}) is not kept
-    # the kept entry holds its own copy: the list changed later does not reach it
-    assert kept.options == {"ignore": ["a"]}
+    # the entry read its rules when it was made: the list changed later does not reach them
+    assert [rule.pattern.text for rule in kept.cfg.rules] == ["a"]
     # nothing left to compare: field_match scores an empty comparison 1.0
     assert match_json(*pair, metric="field_match", ignore=ignore).score == 1.0
 

@@ -34,7 +34,7 @@ class JudgeSeat:
     _judge_through: Through | None
     _judge_memory: Memory | None
     _judge: SemanticJudge | None
-    _bound: dict[tuple[str, str], BoundComparator]
+    _bound: dict[tuple[str, object], BoundComparator]
     generation: int
 
     def configure_judge(

@@ -166,8 +166,8 @@ class Registry(JudgeSeat):
         self._unloaded: tuple[str, ...] = ()
         self._load_builtin: Callable[[str], NamedMetric] | None = None
         self.post_processors: dict[str, PostProcessor] = dict(BUILTIN_POST_PROCESSORS)
-        self._bound: dict[tuple[str, str], BoundComparator] = {}
-        self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
+        self._bound: dict[tuple[str, object], BoundComparator] = {}
+        self._bound_transforms: dict[tuple[str, object], TransformFn] = {}
         self._batch_fns: dict[str, BatchComparator | None] = {"semantic": self._semantic}
         self._judge_settings: JudgeSettings | None = None
         self._judge_transport: Transport | None = None
@@ -453,7 +453,7 @@ class Registry(JudgeSeat):
         kind: str,
         spec: object,
         factories: Mapping[str, Callable[[Mapping[str, object] | None], _Bound]],
-        cache: dict[tuple[str, str], _Bound],
+        cache: dict[tuple[str, object], _Bound],
     ) -> _Bound:
         name, params = split_spec(kind, spec)
         params_key = _params_key(params)
@@ -525,7 +525,7 @@ def split_spec(kind: str, spec: object) -> tuple[str, Mapping[str, object] | Non
     """``"name"`` or ``{"name": {params}}`` -> (name, params)."""
     if isinstance(spec, str):
         return spec, None
-    if isinstance(spec, Mapping) and len(spec) == 1:
+    if (type(spec) is dict or isinstance(spec, Mapping)) and len(spec) == 1:
         ((name, params),) = spec.items()
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"{kind} {name!r}: parameters must be a mapping, not {shown(params)}")
@@ -535,11 +535,24 @@ def split_spec(kind: str, spec: object) -> tuple[str, Mapping[str, object] | Non
     )
 
 
-def _params_key(params: Mapping[str, object] | None) -> str | None:
+def _params_key(params: Mapping[str, object] | None) -> object | None:
     """Parameters as a cache key; None when they cannot be written out (an integer too long
-    for text, a repr that fails): such a binding is not cached."""
+    for text, a repr that fails): such a binding is not cached. Plain scalars by name are
+    their items, each with its type (``True`` and ``1``, ``1`` and ``1.0``: other keys, as
+    their JSON texts are); anything else its JSON text (a tolerance is the first: ``fields``
+    rules bind one at each call)."""
     if not params:
         return ""
+    if type(params) is dict:
+        items = []
+        for name, value in params.items():
+            kind = type(value)
+            if type(name) is not str or kind not in _KEYED or (kind is float and value - value):
+                break  # (``value - value``: not 0 for an infinity or NaN, never equal keys)
+            items.append((name, kind, value))
+        else:
+            items.sort()  # (by name: the names differ, so no comparison reads further)
+            return tuple(items)
     try:
         return json.dumps(params, sort_keys=True, default=repr)
     except (TypeError, ValueError):
@@ -548,6 +561,9 @@ def _params_key(params: Mapping[str, object] | None) -> str | None:
         except Exception:  # noqa: BLE001 - any failure only means "not cached"
             return None
 
+
+# the parameter types _params_key keys by their items
+_KEYED = frozenset({str, int, float, bool, type(None)})
 
 REGISTRY = Registry()
 

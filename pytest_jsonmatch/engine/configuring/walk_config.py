@@ -43,6 +43,9 @@ _NO_TYPES: Mapping[type, BoundComparator] = {}
 # the same on both sides at the same place, whatever either side holds there.
 IGNORED_PLACE = "<ignored>"
 FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
+_RULE_KEYS = frozenset(FIELD_RULE_KEYS)
+# a tolerance given as one number (``{"tolerance": 5}``): the numeric comparator's ``abs``
+_NUMBERS = frozenset({int, float})
 
 
 class FieldRule(HashedSlotted):
@@ -142,15 +145,37 @@ class WalkConfig(HashedSlotted):
             self.registry,
         )
         known = made.__dict__
-        known.update((name, getattr(self, name)) for name in _RULE_FREE)
+        known.update(self._rule_free)
         # (what the rules decide, read here at once: a cached property's first reading
         # takes its lock, three of them for every pair that gives its own rules)
-        known["skip_patterns"] = tuple(rule.pattern for rule in rules if rule.spec.skip)
+        if len(rules) == 1 and not self.rules:  # (one rule over none: an assertion's own)
+            spec = rules[0].spec
+            known["skip_patterns"] = (rules[0].pattern,) if spec.skip else ()
+            weighted = spec.weight is not None
+            key = rules[0].pattern.root_key()
+            known["root_rule"] = None if key is None else (self, key)
+        else:
+            known["skip_patterns"] = tuple(rule.pattern for rule in rules if rule.spec.skip)
+            weighted = any(rule.spec.weight is not None for rule in rules)
+            known["root_rule"] = None
         if self.schema is None:
-            known["weighted"] = any(rule.spec.weight is not None for rule in rules)
+            known["weighted"] = weighted
             if not self.registry.binds_prepare:
                 known["prepares"] = ()
         return made
+
+    @cached_property
+    def _rule_free(self) -> dict[str, object]:
+        """The cached tables ``with_rules`` hands on (``_RULE_FREE``), worked out once."""
+        return {name: getattr(self, name) for name in _RULE_FREE}
+
+    @cached_property
+    def root_rule(self) -> tuple[WalkConfig, str] | None:
+        """(the configuration without rules, the key) where this one is that configuration
+        with one rule laid over it (``with_rules``) that names one key of the root alone
+        (``ignore=["id"]``, ``fields={"total": ...}``): every other key of a record is walked
+        as that configuration walks it (the entry's rule apart); else None."""
+        return None
 
     @cached_property
     def scalar_policy(self) -> dict[type, BoundComparator]:
@@ -544,7 +569,7 @@ def field_rules(opts: Mapping[str, object], registry: Registry | Binder) -> tupl
     fields = opts.get("fields")
     if fields is None:
         fields = {}
-    if not isinstance(fields, Mapping):
+    if type(fields) is not dict and not isinstance(fields, Mapping):
         raise ConfigError(f"fields must map path patterns to settings, not {shown(fields)}")
     for pattern, settings in fields.items():
         if not isinstance(pattern, str):
@@ -555,12 +580,12 @@ def field_rules(opts: Mapping[str, object], registry: Registry | Binder) -> tupl
 
 def _field_spec(pattern: str, settings: object, registry: Registry | Binder) -> FieldSpec:
     """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
-    if not isinstance(settings, Mapping):
+    if type(settings) is not dict and not isinstance(settings, Mapping):
         raise ConfigError(
             f"fields[{pattern!r}] must be a mapping of settings, not {shown(settings)}"
         )
-    unknown = set(settings) - set(FIELD_RULE_KEYS)
-    if unknown:
+    if not _RULE_KEYS.issuperset(settings):
+        unknown = set(settings) - _RULE_KEYS
         hint = did_you_mean(next(iter(unknown)), FIELD_RULE_KEYS) if len(unknown) == 1 else ""
         raise ConfigError(
             f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}"
@@ -575,9 +600,8 @@ def _field_spec(pattern: str, settings: object, registry: Registry | Binder) -> 
             if comparator is not None:
                 raise ConfigError("give either comparator or tolerance, not both")
             tol = settings["tolerance"]
-            comparator = registry.comparator(
-                {"numeric": dict(tol) if isinstance(tol, Mapping) else {"abs": tol}}
-            )
+            mapped = type(tol) not in _NUMBERS and isinstance(tol, Mapping)
+            comparator = registry.comparator({"numeric": dict(tol) if mapped else {"abs": tol}})
         transform = (
             parse_transforms(settings["transform"], registry) if "transform" in settings else None
         )
@@ -594,9 +618,7 @@ def _field_spec(pattern: str, settings: object, registry: Registry | Binder) -> 
     return FieldSpec(comparator, transform, align, min_score, skip, weight)
 
 
-_SCHEMA_CACHE: dict[
-    tuple[int, int, SchemaReader | None, str | None], tuple[object, SchemaNode]
-] = {}
+_SCHEMA_CACHE: dict[tuple[int, int, SchemaReader | None, object], tuple[object, SchemaNode]] = {}
 
 
 def schema_node(

@@ -160,6 +160,8 @@ Segments = tuple[str, ...]
 _SEGMENTS: dict[str, Segments] = {"": ()}
 _SEGMENTS_LIMIT = 200_000
 _NO_KEYS: frozenset[str] = frozenset()
+# a pattern's positions before any segment, where no ``**`` may skip ahead
+_FIRST = frozenset((0,))
 
 
 def path_segments(path: str) -> Segments:
@@ -238,10 +240,26 @@ class PathPattern:
 
     __slots__ = ("text", "_steps", "_globbed", "_start", "_states", "_ends")
 
+    text: str
+    _steps: tuple[str, ...]
+    _globbed: bool
+    _ends: str | None
+    _start: frozenset[int]
+    # instance path -> the pattern's positions after reading it: a path's positions are its
+    # parent's advanced by one segment, so each path of a deep value costs one step
+    _states: dict[str, frozenset[int]]
+
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise ConfigError(f"a path pattern must be a string, not {type(text).__name__}")
         self.text = text
+        if text.isascii() and text.isidentifier():
+            # one plain key (an assertion's ``ignore=["id"]``): its one step, what the
+            # tokens would read of it, without the reading
+            self._steps, self._globbed, self._ends = ("=k" + text,), False, text
+            self._start = _FIRST
+            self._states = {"": _FIRST}
+            return
         steps: list[str] = []  # "k<key>", "i<index>", "i" (any index), "k" (any key), "**"
         for kind, value in path_tokens(text, allow_globs=True):
             if kind == "key" and "*" in value:
@@ -262,10 +280,8 @@ class PathPattern:
         self._steps = tuple(steps)
         self._globbed = "**" in steps
         self._ends = _ending(self._steps)
-        self._start = frozenset(_closure(self._steps, {0}))
-        # instance path -> the pattern's positions after reading it: a path's positions are
-        # its parent's advanced by one segment, so each path of a deep value costs one step
-        self._states: dict[str, frozenset[int]] = {"": self._start}
+        self._start = frozenset(_closure(self._steps, {0})) if self._globbed else _FIRST
+        self._states = {"": self._start}
 
     def matches(self, path: str) -> bool:
         if not self._globbed:
@@ -374,6 +390,12 @@ class PathPattern:
             return _NO_KEYS
         step = steps[depth]
         return frozenset((step[2:],)) if step.startswith("=k") else None
+
+    def root_key(self) -> str | None:
+        """The key where the pattern names one key of the root and nothing else (``id``,
+        ``["unit price"]``: it matches that key's path alone), else None."""
+        steps = self._steps
+        return steps[0][2:] if len(steps) == 1 and steps[0][:2] == "=k" else None
 
     def names_an_index(self) -> bool:
         """Whether the pattern names one array position (``items[2]``), which only a walk

@@ -334,25 +334,43 @@ def _kept(
     return cfg
 
 
-_RULE_OPTIONS = ("ignore", "fields")
+RULE_OPTIONS = ("ignore", "fields")
+
+
+def rules_apart(metric: Metric, options: Options) -> bool:
+    """Whether the configuration of ``options`` is that of its other options with the
+    ``ignore`` and ``fields`` rules laid over it (:func:`with_rules_of`): a metric whose
+    ``configure`` reads neither, options that give one of them, and no schema (whose nodes
+    the rules would be laid over)."""
+    return (
+        metric.rules_apart
+        and options.get("schema") is None
+        and not options.keys().isdisjoint(RULE_OPTIONS)
+    )
+
+
+def without_rules(options: Options) -> dict[str, object]:
+    """``options`` less ``ignore`` and ``fields``."""
+    return {name: value for name, value in options.items() if name not in RULE_OPTIONS}
+
+
+def with_rules_of(cfg: WalkConfig, options: Options, registry: Registry) -> WalkConfig:
+    """``cfg`` (the configuration of ``options`` less their rules) with the rules of
+    ``ignore`` and ``fields`` laid over it, each read and checked afresh."""
+    binder = registry.with_defaults(comparator_defaults(options))
+    return cfg.with_rules(field_rules(options, binder))
 
 
 def _configured(metric: Metric, options: Options, registry: Registry) -> WalkConfig:
     if not options:
         return metric.configure({}, registry)
     opts = dict(options)
-    if (
-        metric.rules_apart
-        and opts.get("schema") is None
-        and not opts.keys().isdisjoint(_RULE_OPTIONS)
-    ):
+    if rules_apart(metric, opts):
         # the other options' configuration, kept (or made and kept), the rules laid over it
-        rest = {name: value for name, value in opts.items() if name not in _RULE_OPTIONS}
+        rest = without_rules(opts)
         key = config_key(metric, rest, registry)
         if key is not None:
-            base = _kept(key, metric, rest, registry)
-            binder = registry.with_defaults(comparator_defaults(opts))
-            return base.with_rules(field_rules(opts, binder))
+            return with_rules_of(_kept(key, metric, rest, registry), opts, registry)
     cfg = metric.configure(opts, registry)
     binder = registry.with_defaults(comparator_defaults(opts))
     schema = (

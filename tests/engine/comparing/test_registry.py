@@ -6,6 +6,7 @@ arrays too. A judge that fails for some fields marks each of them batch_error, w
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -20,6 +21,7 @@ from pytest_jsonmatch import (
     register_comparator,
     register_transform,
 )
+from pytest_jsonmatch.engine.comparing.registry import _params_key
 from tests.helpers.timeout import GENEROUS, within
 
 
@@ -681,3 +683,18 @@ def test_a_metric_registered_as_something_else_is_named_when_used():
             match_json({"a": 1}, {"a": 1}, metric="impostor")
     finally:
         REGISTRY.unregister("impostor")
+
+
+def test_a_comparator_bound_again_with_equal_parameters_is_the_one_bound_before() -> None:
+    # a tolerance's parameters, bound at each call that gives it: equal ones, one binding;
+    # another type is another binding, as their JSON texts differ (``1`` and ``true``)
+    tolerance = REGISTRY.comparator({"numeric": {"abs": 5, "rel": 0.5}})
+    assert REGISTRY.comparator({"numeric": {"rel": 0.5, "abs": 5}}) is tolerance
+    assert REGISTRY.comparator({"numeric": {"abs": 5.0, "rel": 0.5}}) is not tolerance
+    assert _params_key({"abs": 1}) != _params_key({"abs": True})
+    assert _params_key({"abs": 1}) != _params_key({"abs": 1.0})
+    # what is not a plain scalar keeps its JSON text; a NaN or infinity, too
+    assert _params_key({"abs": [1]}) == '{"abs": [1]}'
+    assert _params_key({"abs": math.inf}) == '{"abs": Infinity}'
+    # the numeric comparator's scores, bound either way: 10 against 12 within abs 5
+    assert tolerance.score(10, 12) == 1.0

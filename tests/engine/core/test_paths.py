@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import match_json
-from pytest_jsonmatch.engine.core.paths import PathPattern, path_segments
+from pytest_jsonmatch.engine.core.paths import PathPattern, key_forms, key_segment, path_segments
 
 
 @pytest.mark.parametrize(
@@ -103,8 +103,6 @@ _KEYS = ["a", "b", "sku", "x", "unit price", "id"]
 def test_keys_below_name_every_key_through_which_the_pattern_reaches_below(pattern):
     # (the inline loop scores a key's leaves itself unless a rule reaches it: a key left out
     # of keys_below must be one the pattern matches neither at nor below)
-    from pytest_jsonmatch.engine.core.paths import key_segment
-
     compiled = PathPattern(pattern)
     for path in _OBJECT_PATHS:
         keys = compiled.keys_below(path)
@@ -134,3 +132,24 @@ def test_keys_below_name_every_key_through_which_the_pattern_reaches_below(patte
 def test_keys_below(pattern, path, expected):
     keys = PathPattern(pattern).keys_below(path)
     assert (None if keys is None else set(keys)) == expected
+
+
+@pytest.mark.parametrize("key", ["a", "total", "_id", "k_x_12", "None", "ñame", "unit price"])
+def test_a_plain_key_is_the_pattern_its_quoted_form_reads(key):
+    # one plain key is made without the tokens' reading: the same steps, end and positions
+    # as its quoted form read by them; a key that is not a plain ASCII one is read as ever
+    plain, quoted = PathPattern(key_forms(key)[0]), PathPattern(f'["{key}"]')
+    assert (plain._steps, plain._globbed, plain._ends, plain._start) == (
+        quoted._steps,
+        quoted._globbed,
+        quoted._ends,
+        quoted._start,
+    )
+    assert plain.root_key() == quoted.root_key() == key
+    for path in ("", key_forms(key)[0], key_segment("x", key), key_segment(key_forms(key)[0], "y")):
+        assert plain.matches(path) == quoted.matches(path) == (path == key_forms(key)[0])
+
+
+@pytest.mark.parametrize("pattern", ["a.b", "*", "**.a", "[0]", '["a*"]', "a[*]", "$"])
+def test_only_a_pattern_of_one_root_key_names_one(pattern):
+    assert PathPattern(pattern).root_key() is None
