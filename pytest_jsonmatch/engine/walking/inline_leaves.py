@@ -92,6 +92,7 @@ _PLAIN_EXACT = frozenset({str, int, bool, type(None)})
 
 # FieldResults built with tuple.__new__, as the walk builds them (see walk.py)
 _new = tuple.__new__
+_known_forms = KEY_FORMS.get  # (a key's path forms, where they were made before)
 
 
 def inline_keys(
@@ -114,12 +115,12 @@ def inline_keys(
     path, field, actual_path = where
     at_path, at_field = (1 if path else 0), (1 if field else 0)
     same_field = field == path
-    known_forms, append = KEY_FORMS.get, walk.out.fields.append
+    append = walk.out.fields.append
     cfg = walk.cfg
-    direct = props is None and not cfg.rules and cfg.leaf_depth != depth + 1
+    direct = props is None and general is None and not cfg.rules and cfg.leaf_depth != depth + 1
     null_absent, unread, read = cfg.null_absent, walk.unread, walk.read
     unread_e = walk.unread_expected  # (each key and scalar taken checked, the rest read)
-    general_way = walk.key_read if unread or unread_e else walk.key_of_object
+    reading = unread or unread_e  # (a key handed on: read whole first, walk.key_read)
     # (a node-less object's plan, Walk.obj's, is this one where no leaf depth is set)
     nested_plan = direct and cfg.leaf_depth is None
     for key, value in expected.items():
@@ -127,10 +128,8 @@ def inline_keys(
         if unread_e and (type(key) is not str or (kind is float and value - value != 0.0)):  # type: ignore[operator]
             walk.refuse()
         other = actual.get(key, MISSING)
-        if general is not None and key in general:
-            general_way(key, value, other, where, props, depth)
-            continue
-        if other is not MISSING:
+        # (a key a rule names goes its general way, below: ``direct`` is false then)
+        if other is not MISSING and (general is None or key not in general):
             if (
                 kind is type(other)
                 and (comparator := equal_one.get(kind)) is not None
@@ -161,7 +160,7 @@ def inline_keys(
                         score = comparator.score(value, other)
                         status = MATCH if score >= 1.0 else MISMATCH
             if comparator is not None:
-                forms = known_forms(key) or key_forms(key)
+                forms = _known_forms(key) or key_forms(key)
                 child_path = path + forms[at_path]
                 append(
                     _new(
@@ -189,7 +188,7 @@ def inline_keys(
         if direct and type(other) is kind and (kind is list or (kind is dict and value)):
             _node_less(walk, key, value, other, where, depth + 1, plan if nested_plan else None)
             continue
-        general_way(key, value, other, where, props, depth)
+        (walk.key_read if reading else walk.key_of_object)(key, value, other, where, props, depth)
 
 
 def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:

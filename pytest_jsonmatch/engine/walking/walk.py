@@ -508,9 +508,10 @@ class Walk(LeafScoring, UnreadSides):
             at = (path + index[i], field, side + index[j] if moved is not None or i != j else None)
             if objects is not None and type(e) is dict and type(a) is dict and e:
                 shape = (*e, at[2] is None)  # (what of the element scorer_for's shape reads)
-                scorer = found_scorers.get(shape) or compiled.scorer_for(objects, e, at, cfg, tally)
+                scorer = found_scorers.get(shape)
+                if scorer is None and (scorer := compiled.scorer_for(objects, e, at, cfg, tally)):
+                    found_scorers[shape] = scorer  # (kept for the array's other elements)
                 if scorer is not None:  # (obj()'s first step, taken here)
-                    found_scorers[shape] = scorer
                     scorer(self, e, a, at, below)
                 else:
                     self._keys(e, a, _new(Where, at), objects, objects.properties, below)
