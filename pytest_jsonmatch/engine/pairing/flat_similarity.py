@@ -42,6 +42,13 @@ SPECIALISE = True  # False: every array takes pair_scores' column scores
 
 MAX_COLUMNS = 24  # a wider plan takes the general path
 MAX_SCORERS = 512  # generated functions kept; a plan past them takes the general path
+# A plan's code is written the WRITE_AT-th time an array of it is met: writing it costs a
+# few tenths of a millisecond, what it saves on some thirty arrays, so a plan met a few times
+# (an assertion's array of a shape of its own) takes the general path, and one met again and
+# again (a dataset's, a suite's repeated shape) its code. MAX_SIGHTINGS bounds the plans
+# counted.
+WRITE_AT = 16
+MAX_SIGHTINGS = 4096
 
 # the JSON type of a plain scalar, by its Python type (a null is absent; anything else sends
 # the array the general way)
@@ -69,6 +76,7 @@ Scorer: TypeAlias = Callable[
     list[list[float]],
 ]
 _FUNCTIONS: dict[Plan, tuple[Reader, Scorer]] = {}
+_SIGHTINGS: dict[Plan, int] = {}  # plans met, not yet written: how many times
 
 
 def similarity_rows(
@@ -120,9 +128,13 @@ def similarity_rows(
     plan: Plan = (tuple(forms), uniform)
     found = _FUNCTIONS.get(plan)
     if found is None:
-        if len(_FUNCTIONS) >= MAX_SCORERS:
+        sightings = _SIGHTINGS.get(plan, 0) + 1
+        if sightings < WRITE_AT or len(_FUNCTIONS) >= MAX_SCORERS:
+            if len(_SIGHTINGS) < MAX_SIGHTINGS:
+                _SIGHTINGS[plan] = sightings
             return None
         found = _FUNCTIONS[plan] = _compiled(plan)
+        _SIGHTINGS.pop(plan, None)
     read, scores = found
     given = tuple(constants)
     masks: dict[str, Any] = {}

@@ -30,6 +30,13 @@ SETTINGS = settings(
 )
 
 
+@pytest.fixture(autouse=True)
+def written_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan's code written the first time it is met (not its 16th), so that each
+    drawn array takes the generated code."""
+    monkeypatch.setattr(flat_similarity, "WRITE_AT", 1)
+
+
 @contextlib.contextmanager
 def general_path() -> Iterator[None]:
     flat_similarity.SPECIALISE = False
@@ -221,6 +228,21 @@ def test_a_comparator_of_the_users_takes_the_general_path() -> None:
         (0, 1, 0.75),
         (1, 0, 0.75),
     ]
+
+
+def test_a_plans_code_is_written_the_write_at_th_time_it_is_met(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(flat_similarity, "WRITE_AT", 3)
+    monkeypatch.setattr(flat_similarity, "_FUNCTIONS", {})
+    monkeypatch.setattr(flat_similarity, "_SIGHTINGS", {})
+    cfg = configure(STRUCTURAL_F1, {})
+    expected, actual = [{"a": "x y", "n": 1}], [{"a": "y", "n": 1}, {"a": "x", "n": 2}]
+    met = [flat_similarity.similarity_rows(cfg, None, expected, actual) for _ in range(4)]
+    assert met[:2] == [None, None]  # the general path, twice
+    # the third time, and after: {x, y} / {y} = 1/2 with 1 = 1; {x, y} / {x} = 1/2 alone
+    assert met[2] == met[3] == ([[1.5, 0.5]], 2.0)
+    assert len(flat_similarity._FUNCTIONS) == 1 and not flat_similarity._SIGHTINGS
 
 
 def test_the_generated_text_can_be_printed() -> None:
