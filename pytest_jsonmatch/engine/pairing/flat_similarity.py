@@ -40,6 +40,9 @@ from ..schemas.eval_schema import SchemaNode
 
 SPECIALISE = True  # False: every array takes pair_scores' column scores
 
+# Below this many element pairs the general path's columns cost less than reading both sides
+# here: the rows, the plan and its lookup are paid once an array, the savings once a pair
+MIN_PAIRS = 9
 MAX_COLUMNS = 24  # a wider plan takes the general path
 MAX_SCORERS = 512  # generated functions kept; a plan past them takes the general path
 # A plan's code is written the WRITE_AT-th time an array of it is met: writing it costs a
@@ -88,7 +91,14 @@ def similarity_rows(
     """The pair scores of two non-empty arrays as pair_scores' small form gives them (rows
     of sums and their scale), or None where the general path must score them. The caller
     keeps to a few elements (pair_scores.SMALL_PAIRS)."""
-    if not SPECIALISE or items is not None or cfg.rules or cfg.batch_policy or cfg.skip_patterns:
+    if (
+        not SPECIALISE
+        or len(expected) * len(actual) < MIN_PAIRS
+        or items is not None
+        or cfg.rules
+        or cfg.batch_policy
+        or cfg.skip_patterns
+    ):
         return None
     if type(expected[0]) is not dict:  # scalars: each is its element's one field, path ""
         expected, actual = [{"": v} for v in expected], [{"": v} for v in actual]

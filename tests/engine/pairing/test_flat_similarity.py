@@ -32,9 +32,11 @@ SETTINGS = settings(
 
 @pytest.fixture(autouse=True)
 def written_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every plan's code written the first time it is met (not its 16th), so that each
-    drawn array takes the generated code."""
+    """Every plan's code written the first time it is met (not its 16th), and arrays of any
+    number of pairs taken (not 9 or more), so that each drawn array takes the generated
+    code."""
     monkeypatch.setattr(flat_similarity, "WRITE_AT", 1)
+    monkeypatch.setattr(flat_similarity, "MIN_PAIRS", 1)
 
 
 @contextlib.contextmanager
@@ -243,6 +245,16 @@ def test_a_plans_code_is_written_the_write_at_th_time_it_is_met(
     # the third time, and after: {x, y} / {y} = 1/2 with 1 = 1; {x, y} / {x} = 1/2 alone
     assert met[2] == met[3] == ([[1.5, 0.5]], 2.0)
     assert len(flat_similarity._FUNCTIONS) == 1 and not flat_similarity._SIGHTINGS
+
+
+def test_arrays_of_fewer_pairs_than_min_pairs_take_the_general_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(flat_similarity, "MIN_PAIRS", 9)
+    cfg = configure(STRUCTURAL_F1, {})
+    two, three = [{"a": "x"}, {"a": "y"}], [{"a": "x"}, {"a": "y"}, {"a": "z"}]
+    assert flat_similarity.similarity_rows(cfg, None, two, three) is None  # 6 pairs
+    assert flat_similarity.similarity_rows(cfg, None, three, three) is not None  # 9
 
 
 def test_the_generated_text_can_be_printed() -> None:
