@@ -364,7 +364,7 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     truncated = cast(str, options.pop("truncated", "error"))
     check_truncated(truncated)
     found = metric_named(metric, registry)
-    if rules_apart(found, options):
+    if ("ignore" in options or "fields" in options) and rules_apart(found, options):
         rest = without_rules(options)
         config = config_key(found, rest, registry)
         if config is not None:  # (checked in configure's order: names, the other options,
@@ -556,7 +556,11 @@ def _score(
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
         prefetch_strings(cfg, expected, actual)
-        apart = None if unread or not takes(cfg, schema) else walked_apart(cfg, expected, actual)
+        apart = (  # (root_rule first: no call where no rule is apart, nearly every record)
+            None
+            if unread or cfg.root_rule is None or not takes(cfg, schema)
+            else walked_apart(cfg, expected, actual)
+        )
         found = (
             walk(cfg, expected, actual, schema, unread=unread, unread_expected=unread_expected)
             if apart is None
