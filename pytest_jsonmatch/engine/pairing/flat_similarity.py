@@ -69,7 +69,7 @@ Plan: TypeAlias = "tuple[tuple[tuple[str, bool], ...], bool]"
 # ``read(elements, keys, constants, masks, bits)``: each element's row of prepared values,
 # or None (a number no float holds); ``scores(rows_e, rows_a, sizes_e, sizes_a, constants)``:
 # the rows of pair scores. ``constants``: each column's (an equality key function, a
-# threshold's t and ``within``), in column order.
+# threshold's t and ``within``, a comparator's ``score``), in column order.
 Reader: TypeAlias = Callable[
     [Sequence[JsonValue], list[str], tuple[Any, ...], dict[str, Any], dict[str, int]],
     "list[tuple[Any, ...]] | None",
