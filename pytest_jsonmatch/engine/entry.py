@@ -345,6 +345,11 @@ def entry_for(metric: str, options: dict[str, object], check: bool = False) -> E
 
 # Entries kept for kept_entry, by metric, configuration key and ``truncated``
 _KEPT: dict[tuple[object, ...], Entry] = {}
+# ... and those of options with rules laid over a kept entry (Entry.ruled), by the same
+# key of all the options: cleared on their own, so that one-off rules never clear _KEPT
+_RULED: dict[tuple[object, ...], Entry] = {}
+# ... and the keys of such options met once, not kept yet
+_RULES_MET: set[tuple[object, ...]] = set()
 
 
 def kept_entry(metric: str, options: dict[str, object]) -> Entry:
@@ -356,21 +361,40 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     configuration, its schema's check and its routes, worked out from those alone. A kept
     Entry is never changed (``with_schema`` is for the fresh Entry of a set of records).
 
-    A comparison's own rules (``ignore=["id"]``, each assertion its own) are laid over the
-    kept entry of its other options, read afresh at each call and kept nowhere (nothing
-    worked out from them serves a later call, and a key of their content costs what
-    reading them does)."""
+    A comparison's own rules (``ignore=["id"]``) are laid over the kept entry of its other
+    options, and the entry they make is kept in a table of its own (``_RULED``, by the
+    content of all the options): a loop that asks for the same rules again and again (a
+    dataset's records, each ``ignore=["id"]``) finds it, with every table its
+    configuration has filled, and a suite of one-off assertions, each its own rule, clears
+    only that table, never the entries of the options they share."""
     registry = cast(Registry, options.pop("registry", REGISTRY))
     truncated = cast(str, options.pop("truncated", "error"))
     check_truncated(truncated)
     found = metric_named(metric, registry)
     if ("ignore" in options or "fields" in options) and rules_apart(found, options):
+        whole = config_key(found, options, registry)
+        key = None if whole is None else (id(found), truncated, *whole)
+        kept = None if key is None else _RULED.get(key)
+        if kept is not None and kept.metric is found and kept.registry is registry:
+            return kept
         rest = without_rules(options)
         config = config_key(found, rest, registry)
         if config is not None:  # (checked in configure's order: names, the other options,
             # the rules, then the schema check's option)
-            ruled = with_rules_of(kept_config(found, rest, registry, config), options, registry)
-            return _kept_entry(found, rest, registry, truncated, config).ruled(options, ruled)
+            # (kept the second time its key is asked for: a rule met once is read afresh)
+            keep = key is not None and key in _RULES_MET
+            own = plain_copy(options) if keep else options  # (as _kept_entry keeps)
+            ruled = with_rules_of(kept_config(found, rest, registry, config), own, registry)
+            entry = _kept_entry(found, rest, registry, truncated, config).ruled(own, ruled)
+            if keep and key is not None:
+                if len(_RULED) >= 256:
+                    _RULED.clear()
+                _RULED[key] = entry
+            elif key is not None:
+                if len(_RULES_MET) >= 1024:
+                    _RULES_MET.clear()
+                _RULES_MET.add(key)
+            return entry
     return _kept_entry(found, options, registry, truncated, config_key(found, options, registry))
 
 

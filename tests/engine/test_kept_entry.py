@@ -55,12 +55,18 @@ def test_options_of_plain_data_are_kept_by_their_content() -> None:
 
 
 def test_a_comparisons_own_rules_are_laid_over_the_kept_entry_of_its_other_options() -> None:
-    # without a schema, ``ignore`` and ``fields`` are read afresh at each call, over the
-    # kept configuration of the other options: nothing of them is kept
+    # without a schema, ``ignore`` and ``fields`` are laid over the kept configuration of
+    # the other options: read afresh the first time, kept from the second (a loop asking
+    # for the same rules finds them), in a table of their own
     kept = kept_entry("field_f1", {"align": "hungarian"})
     first = kept_entry("field_f1", {"align": "hungarian", "ignore": ["a"]})
     again = kept_entry("field_f1", {"align": "hungarian", "ignore": ["a"]})
     assert first is not again and first is not kept
+    asked = {"align": "hungarian", "ignore": ["a"]}
+    assert kept_entry("field_f1", asked) is again
+    asked["ignore"].append("b")  # (the kept entry holds its own copy of the options)
+    assert again.options == {"align": "hungarian", "ignore": ["a"]}
+    assert kept_entry("field_f1", asked) is not again
     assert first.cfg.root_rule == (kept.cfg, "a") and again.cfg.root_rule == (kept.cfg, "a")
     assert [rule.pattern.text for rule in first.cfg.rules] == ["a"]
     assert first.options == {"align": "hungarian", "ignore": ["a"]}
@@ -74,6 +80,17 @@ def test_a_comparisons_own_rules_are_laid_over_the_kept_entry_of_its_other_optio
     # two rules, or one below the root: not one root key's rule
     assert kept_entry("field_f1", {"ignore": ["a", "b"]}).cfg.root_rule is None
     assert kept_entry("field_f1", {"ignore": ["a.b"]}).cfg.root_rule is None
+
+
+def test_one_off_rules_never_clear_the_entries_of_the_options_they_share() -> None:
+    # a suite of assertions, each its own rule, met twice each (kept), then once each
+    base = kept_entry("field_f1", {"align": "hungarian"})
+    for k in range(600):
+        for _ in range(2):
+            kept_entry("field_f1", {"align": "hungarian", "ignore": [f"key{k}"]})
+    for k in range(2000):
+        kept_entry("field_f1", {"align": "hungarian", "fields": {f"key{k}": {"weight": 2}}})
+    assert kept_entry("field_f1", {"align": "hungarian"}) is base
 
 
 def test_a_typo_in_a_comparisons_own_rule_is_named_at_every_call() -> None:
