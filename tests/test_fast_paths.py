@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 from pytest_jsonmatch import evaluate_records, match_json
 from pytest_jsonmatch.cli.app import main as jsonmatch
 from pytest_jsonmatch.dataset import fitting
-from pytest_jsonmatch.engine import entry, rule_apart
+from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.core.paths import PathPattern
 from pytest_jsonmatch.engine.pairing import pair_scores
 from pytest_jsonmatch.engine.schemas import conformance
-from pytest_jsonmatch.engine.walking import inline_leaves
+from pytest_jsonmatch.engine.walking import inline_leaves, rule_apart
 from pytest_jsonmatch.reporting.verdicts import field_counts
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import run_text

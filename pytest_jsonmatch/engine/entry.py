@@ -58,10 +58,10 @@ from .results.field_results import (
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
-from .rule_apart import takes, walked_apart
 from .schemas.eval_schema import SchemaNode
 from .walking import generated_scorers
 from .walking.prefetch import prefetch_strings
+from .walking.rule_apart import takes, walked_apart
 from .walking.walk import Roots, walk, walk_counted
 
 if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _validator)

@@ -1,4 +1,4 @@
-"""A comparison's one rule on one root key, walked apart (engine/rule_apart.py): the record's
+"""A comparison's one rule on one root key, walked apart (engine/walking/rule_apart.py): the record's
 other keys by the configuration without the rule, the key by the one with it, the fields put
 in the whole walk's order. Held to the whole walk (the switch ``RULE_APART`` off) on the fuzz
 generators' pairs, every rule a ``fields`` entry may give, and the key wherever it is."""
@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
-from pytest_jsonmatch.engine import entry, rule_apart
+from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.configuring.walk_config import WalkConfig
 from pytest_jsonmatch.engine.results.field_results import MATCH, MISMATCH, SKIPPED
+from pytest_jsonmatch.engine.walking import rule_apart
 from tests.helpers import fuzz_values as fv
 
 

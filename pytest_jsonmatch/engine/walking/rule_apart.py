@@ -18,14 +18,14 @@ the keys only the answer has); the key's own fields replace it.
 
 from __future__ import annotations
 
-from .configuring.walk_config import WalkConfig
-from .core.paths import ROOT, key_forms
-from .core.values import MISSING, JsonValue
-from .judge import UNASKED
-from .pairing.pair_budget import PairBudget
-from .results.field_results import WalkOutput
-from .schemas.eval_schema import SchemaNode
-from .walking.walk import Walk, walk
+from ..configuring.walk_config import WalkConfig
+from ..core.paths import ROOT, key_forms
+from ..core.values import MISSING, JsonValue
+from ..judge import UNASKED
+from ..pairing.pair_budget import PairBudget
+from ..results.field_results import WalkOutput
+from ..schemas.eval_schema import SchemaNode
+from .walk import Walk, walk
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False walks every
 # record with rules as a whole, by the configuration with its rules.
