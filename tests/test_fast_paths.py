@@ -10,11 +10,9 @@ here, on the fuzz generators' values: the same answer either way, to the bit.
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +32,7 @@ from pytest_jsonmatch.engine.walking import inline_leaves, rule_apart
 from pytest_jsonmatch.reporting.verdicts import field_counts
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import run_text
+from tests.helpers.switches import switched
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
@@ -103,16 +102,6 @@ def test_every_module_level_flag_set_to_true_is_a_switch_in_the_table() -> None:
         "module-level flags set to True are the fast paths' switches: list each in "
         "docs/architecture.md's table (or rename a flag that is not one)"
     )
-
-
-@contextlib.contextmanager
-def switched(module: Any, name: str, on: Any) -> Iterator[None]:
-    before = getattr(module, name)
-    setattr(module, name, on)
-    try:
-        yield
-    finally:
-        setattr(module, name, before)
 
 
 @st.composite

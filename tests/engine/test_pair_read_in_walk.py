@@ -11,8 +11,7 @@ whichever side holds the value the door copies or refuses, and wherever it lies.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from pytest_jsonmatch.engine.reading.intake import MAX_KEYS
 from tests.engine.test_gold_read_in_walk import HOSTILE_GOLD
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE, NOT_PLAIN_JSON, Count, Tag
+from tests.helpers.switches import switched
 
 # answers that meet a hostile expected value on each path of the inline loop: equal to it
 # (the loop's match), different (its comparator), lacking it (an omission), or hostile
@@ -56,14 +56,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
 ALIGNS = [{}, {"align": "hungarian"}, {"align": {"match_by": "key_field", "key": "sku"}}]
 
 
-@contextlib.contextmanager
-def expected_read_by_the_door() -> Iterator[None]:
-    before = entry.READ_PAIR_IN_WALK
-    entry.READ_PAIR_IN_WALK = False
-    try:
-        yield
-    finally:
-        entry.READ_PAIR_IN_WALK = before
+def expected_read_by_the_door() -> AbstractContextManager[None]:
+    return switched(entry, "READ_PAIR_IN_WALK", False)
 
 
 def outcome(actual: Any, expected: Any, **options: Any) -> str:

@@ -6,8 +6,7 @@ generators' pairs, every rule a ``fields`` entry may give, and the key wherever 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -20,16 +19,11 @@ from pytest_jsonmatch.engine.configuring.walk_config import WalkConfig
 from pytest_jsonmatch.engine.results.field_results import MATCH, MISMATCH, SKIPPED
 from pytest_jsonmatch.engine.walking import rule_apart
 from tests.helpers import fuzz_values as fv
+from tests.helpers.switches import switched
 
 
-@contextmanager
-def apart(on: bool) -> Iterator[None]:
-    kept = rule_apart.RULE_APART
-    rule_apart.RULE_APART = on
-    try:
-        yield
-    finally:
-        rule_apart.RULE_APART = kept
+def apart(on: bool) -> AbstractContextManager[None]:
+    return switched(rule_apart, "RULE_APART", on)
 
 
 def outcome(actual: Any, expected: Any, **options: Any) -> Any:
