@@ -509,6 +509,8 @@ def test_with_workers_the_output_is_written_without_an_import(tmp_path, fmt):
 
 _COMMAND = """
 import contextlib, io, json, os, signal, sys, time
+# (Ctrl-C as a terminal gives it, even where the tests were started with it ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, os.getcwd())  # (the --plugins module of a test, as the command finds it)
 from pytest_jsonmatch.cli import main
 

@@ -58,11 +58,17 @@ def test_ctrl_c_ends_a_judged_run_at_once_and_leaves_no_request_running(pytester
     )
     write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
     with serving(srv):
-        proc = pytester.popen(
-            [sys.executable, "-m", "pytest", *ARGS, "-v", "cases"],
-            stdin=None,
-            stderr=subprocess.STDOUT,
-        )
+        # the run starts with Ctrl-C as a terminal gives it, even where this session was
+        # started with it ignored (a shell's job in the background), which a child inherits
+        kept = signal.signal(signal.SIGINT, signal.SIG_DFL)
+        try:
+            proc = pytester.popen(
+                [sys.executable, "-m", "pytest", *ARGS, "-v", "cases"],
+                stdin=None,
+                stderr=subprocess.STDOUT,
+            )
+        finally:
+            signal.signal(signal.SIGINT, kept)
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.extend(_lines(proc.stdout)), daemon=True)
         reader.start()
