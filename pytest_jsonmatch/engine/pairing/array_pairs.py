@@ -47,18 +47,12 @@ def choose_pairs(
     spec: FieldSpec | None,
     walk_candidate: CandidateWalk,
     walked: dict[tuple[int, int], WalkOutput],
-    unread: bool = False,
-) -> assignment.Assignment | None:
+) -> assignment.Assignment:
     """Which elements pair up, with the pair's score (1.0 where no score is taken): by
     index, by a key field, or the optimal pairing by pair score (``similarity`` or ``f1``),
     pairs scoring ``keep_above`` or less dropped. Pairs walked to be scored leave their walk
-    in ``walked``. ``unread``: ``actual``'s elements have not been through the door, and
-    only pairing by index or by counts of equal fields (``counted_pairs``: flat objects of
-    plain scalars, read by type and equality alone) may take them; None where another way
-    would pair them (the caller reads them, and asks again)."""
+    in ``walked``."""
     if cfg.array_mode == "similarity":
-        if unread:
-            return None
         mode, keep_above = "similarity", cfg.array_threshold
     else:
         chosen = alignment(cfg, spec)
@@ -66,8 +60,6 @@ def choose_pairs(
             pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
             return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
         if chosen.mode == "key_field":
-            if unread:
-                return None
             assert chosen.key is not None  # (a key_field alignment always names its key)
             pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
             return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
@@ -78,8 +70,6 @@ def choose_pairs(
         counted = counted_pairs(cfg, items, expected, actual, where.path)
         if counted is not None:
             return counted
-    if unread:
-        return None
     if keep_above < 1.0:
         found = _identical(cfg, expected, actual, items, where.path)
         if found is not None:
@@ -107,6 +97,32 @@ def choose_pairs(
     return assignment.assign(
         scores, keep_above, minimize_distance=mode == "similarity", scale=scale
     )
+
+
+def unread_pairs(
+    cfg: WalkConfig,
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
+    where: Where,
+    items: SchemaNode | None,
+) -> assignment.Assignment | None:
+    """``choose_pairs`` of an array without a field spec whose answer elements have not
+    been through the door: only pairing by index or by counts of equal fields
+    (``counted_pairs``: flat objects of plain scalars, read by type and equality alone) may
+    take them; None where another way would pair them (the caller reads them first, then
+    asks ``choose_pairs``). Apart from the general one, so that the frames of the general
+    array walk's recursion stay as small as they are."""
+    if cfg.array_mode == "similarity":
+        return None
+    mode = cfg.default_align.mode
+    if cfg.array_mode == "index" or mode == "ordered":
+        pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
+        return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
+    if mode == "key_field":
+        return None
+    if not (expected and actual):
+        return [], list(range(len(expected))), list(range(len(actual)))
+    return counted_pairs(cfg, items, expected, actual, where.path)
 
 
 def _identical(

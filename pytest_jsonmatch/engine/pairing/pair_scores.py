@@ -72,13 +72,12 @@ def pair_scores(
             return flat
     scorer = ColumnScorer(cfg, path, items)
     found = scorer.columns(expected, actual)
-    if found is not None:
-        cols_e, cols_a = found
+    if found is not None:  # (its two columns not named: a frame of a deep value's recursion)
         if small:
-            return pair_matrix_small(cols_e, cols_a, scorer.add, mode)
+            return pair_matrix_small(found[0], found[1], scorer.add, mode)
         if BLOCKWISE and len(expected) * len(actual) > LARGE_PAIRS:
-            return LineScores(cols_e, cols_a, scorer.matrix, mode), 1.0
-        return pair_matrix(cols_e, cols_a, scorer.matrix, mode), 1.0
+            return LineScores(found[0], found[1], scorer.matrix, mode), 1.0
+        return pair_matrix(found[0], found[1], scorer.matrix, mode), 1.0
     rows = [[walk_pair(i, j) for j in range(len(actual))] for i in range(len(expected))]
     if small:
         return rows, 1.0  # a list of rows: the solver is tried last (see align.assign)

@@ -11,14 +11,18 @@ from typing import TYPE_CHECKING, TypeVar
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW
-from ..core.paths import Where
+from ..core.paths import Where, display_path
 from ..core.values import MISSING, JsonArray, JsonObject, JsonValue
+from ..pairing.array_pairs import unread_pairs
 from ..reading.intake import Unread, plain_within
+from ..results.field_results import HALLUCINATION, OMISSION, Pairing, WalkOutput
 from ..schemas.eval_schema import SchemaNode
+from .unpaired import LoneLeaves, one_sided
 
 _Value = TypeVar("_Value")  # a value of a side, handed back as it came
-# the alignments whose pairing may take an array's answer elements unread (Walk.array)
+# the alignments whose pairing may take an array's answer elements unread (unread_array)
 _UNREAD_ALIGNS = frozenset({"ordered", "hungarian"})
+_new = tuple.__new__  # (a Pairing built as walk.py builds it)
 
 
 class UnreadSides:
@@ -28,9 +32,14 @@ class UnreadSides:
 
     unread: bool
     unread_expected: bool
+    # the answer array whose elements unread_array walks unread, where one does (an
+    # element of it that ``Walk._walk_pairs`` hands to node() is read first: node_read)
+    unread_of: object = None
 
     if TYPE_CHECKING:  # (the walk's, walk.Walk: its configuration, the general way of a key)
         cfg: WalkConfig
+        out: WalkOutput
+        lone: LoneLeaves | None
 
         def key_of_object(
             self,
@@ -59,7 +68,26 @@ class UnreadSides:
             node: SchemaNode | None,
             spec: FieldSpec | None,
             depth: int,
-            unread: bool = False,
+        ) -> None: ...
+
+        def node(
+            self,
+            expected: JsonValue,
+            actual: JsonValue,
+            where: Where,
+            node: SchemaNode | None,
+            depth: int,
+        ) -> None: ...
+
+        def _walk_pairs(
+            self,
+            scored: list[tuple[int, int, float]],
+            walked: dict[tuple[int, int], WalkOutput],
+            expected: JsonArray,
+            actual: JsonArray,
+            where: Where,
+            items: SchemaNode | None,
+            depth: int,
         ) -> None: ...
 
     def read(self, actual: _Value, depth: int) -> _Value:
@@ -172,11 +200,11 @@ class UnreadSides:
         (``Walk.array``, without a node or spec), their ``depth`` below. An unread expected
         side is read whole first; an unread actual side too, unless the elements pair by
         index or by counts of equal fields (which read them by type and equality alone):
-        then each element is checked where the walk takes it (``Walk.array``)."""
+        then each element is checked where the walk takes it (``unread_array``)."""
         cfg = self.cfg
         unread, unread_expected = self.unread, self.unread_expected
-        # (paired by index or by counts of equal fields: Walk.array reads the elements the
-        # counts cannot pair)
+        # (paired by index or by counts of equal fields: unread_array reads the
+        # elements the counts cannot pair)
         unread_elements = unread and (
             cfg.array_mode == "index"
             or (cfg.array_mode == "align" and cfg.default_align.mode in _UNREAD_ALIGNS)
@@ -186,6 +214,64 @@ class UnreadSides:
         expected = self.read_expected(expected, depth)
         self.unread, self.unread_expected = unread_elements, False
         try:
-            self.array(expected, actual, parent.key(key), None, None, depth, unread_elements)
+            if unread_elements and (expected or actual):
+                self.unread_array(expected, actual, parent.key(key), depth)
+            else:
+                self.array(expected, actual, parent.key(key), None, None, depth)
         finally:
             self.unread, self.unread_expected = unread, unread_expected
+
+    def unread_array(
+        self, expected: JsonArray, actual: JsonArray, where: Where, depth: int
+    ) -> None:
+        """``Walk.array`` of two arrays, not both empty, without a node or spec, whose answer
+        elements are unread (``key_array``, with ``self.unread`` set): paired by index or by
+        counts of equal fields without reading them (``unread_pairs``); each element
+        ``_walk_pairs`` hands to node() (``node_read``), and each lone one, read first (the
+        element scorers and ``obj`` check what they take). Where they cannot be paired so,
+        the answer is read whole, then walked as read. Apart from ``Walk.array``, and known
+        to ``_walk_pairs`` by ``unread_of`` rather than an argument, so that the frames a
+        deep value's recursion stacks are no larger for it."""
+        cfg = self.cfg
+        items = cfg.items_of(None, expected)
+        chosen = unread_pairs(cfg, expected, actual, where, items)
+        if chosen is None:
+            self.unread = False
+            try:
+                self.array(expected, self.read_whole(actual, depth), where, None, None, depth)
+            finally:
+                self.unread = True
+            return
+        scored, lone_e, lone_a = chosen
+        below = depth + 1
+        by_score = cfg.array_mode == "align" and cfg.default_align.mode == "hungarian"
+        if by_score or any(i != j for i, j, _ in scored):
+            shown = display_path(where.path)
+            self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
+        outer, self.unread_of = self.unread_of, actual
+        try:
+            self._walk_pairs(scored, {}, expected, actual, where, items, depth)
+        finally:
+            self.unread_of = outer
+        lone = self.lone
+        keep = lone is not None and by_score
+        for i in lone_e:
+            left = expected[i], where.element(i)
+            one_sided(self.out, cfg, *left, items, OMISSION, below, lone, keep)
+        if cfg.count_extras:
+            for j in lone_a:
+                extra = self.read_whole(actual[j], below), where.element(j, where.actual_path)
+                one_sided(self.out, cfg, *extra, items, HALLUCINATION, below, lone, keep)
+
+    def node_read(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        items: SchemaNode | None,
+        depth: int,
+    ) -> None:
+        """``Walk.node`` of an element of the array ``unread_array`` walks unread: read
+        first, then walked as read (no array below it is that array: one that held itself
+        would not pass the read)."""
+        self.node(expected, self.read_whole(actual, depth), where, items, depth)

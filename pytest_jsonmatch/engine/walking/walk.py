@@ -415,11 +415,8 @@ class Walk(LeafScoring, UnreadSides):
         node: SchemaNode | None,
         spec: FieldSpec | None,
         depth: int,
-        unread: bool = False,
     ) -> None:
-        """Two arrays walked element by element, paired as the array's alignment says.
-        ``unread``: ``actual``'s elements are unread (``key_array``), each checked where it
-        is taken; where they cannot be paired unread, it is read whole, then walked as read."""
+        """Two arrays walked element by element, paired as the array's alignment says."""
         cfg = self.cfg
         if not expected and not actual and _both_empty(self, expected, actual, where):
             return
@@ -432,24 +429,16 @@ class Walk(LeafScoring, UnreadSides):
         def walk_candidate(
             e: JsonValue, a: JsonValue, pair_where: Where
         ) -> tuple[WalkOutput, bool]:
-            sub = _pair_walk(self, e, a, pair_where, items, depth)
+            sub = self._pair_walk(e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
-        chosen = choose_pairs(
-            cfg, self.budget, expected, actual, where, items, spec, walk_candidate, walked, unread
+        scored, lone_e, lone_a = choose_pairs(
+            cfg, self.budget, expected, actual, where, items, spec, walk_candidate, walked
         )
-        if chosen is None:  # (unread elements only the counts of equal fields may pair)
-            self.unread = False
-            try:
-                self.array(expected, self.read_whole(actual, depth), where, node, spec, depth)
-            finally:
-                self.unread = True
-            return
-        scored, lone_e, lone_a = chosen
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
-        self._walk_pairs(scored, walked, expected, actual, where, items, depth, unread)
+        self._walk_pairs(scored, walked, expected, actual, where, items, depth)
         walked.clear()
         lone = self.lone
         keep = lone is not None and by_score
@@ -458,8 +447,7 @@ class Walk(LeafScoring, UnreadSides):
             one_sided(self.out, cfg, *left, items, OMISSION, depth + 1, lone, keep)
         if cfg.count_extras:
             for j in lone_a:
-                value = self.read(actual[j], depth + 1) if unread else actual[j]
-                extra = value, where.element(j, where.actual_path)
+                extra = actual[j], where.element(j, where.actual_path)
                 one_sided(self.out, cfg, *extra, items, HALLUCINATION, depth + 1, lone, keep)
 
     def _walk_pairs(
@@ -471,14 +459,11 @@ class Walk(LeafScoring, UnreadSides):
         where: Where,
         items: SchemaNode | None,
         depth: int,
-        unread: bool = False,
     ) -> None:
         """The chosen pairs walked in order: a pair already walked for its score taken as
         that walk found it, any other walked as :meth:`node` walks it (two objects handed to
         :meth:`obj` at once where node() would find and do just that: elements of an object
-        node, or of no node where no rule, schema or leaf depth can apply). ``unread``: the
-        actual elements are unread (``array``): a scorer and ``obj`` check what they take,
-        and anything else is read first."""
+        node, or of no node where no rule, schema or leaf depth can apply)."""
         cfg = self.cfg
         objects = (  # (the node of object elements, None where the elements are not so)
             items
@@ -517,28 +502,29 @@ class Walk(LeafScoring, UnreadSides):
                     self._keys(e, a, _new(Where, at), objects, objects.properties, below)
             elif plain and type(e) is dict and type(a) is dict:
                 self.obj(e, a, _new(Where, at), items, below)
+            elif actual is self.unread_of:  # (unread elements: UnreadSides.unread_array)
+                self.node_read(e, a, _new(Where, at), items, below)
             else:
-                self.node(e, self.read(a, below) if unread else a, _new(Where, at), items, below)
+                self.node(e, a, _new(Where, at), items, below)
 
-
-def _pair_walk(
-    walk: Walk,
-    expected: JsonValue,
-    actual: JsonValue,
-    where: Where,
-    items: SchemaNode | None,
-    depth: int,
-) -> Walk:
-    """The walk of one candidate pair of ``walk``'s array, on its own (sharing the record's
-    judge and budget), exactly as :meth:`Walk._walk_pairs` walks it once paired."""
-    if walk.lone is None:
-        walk.lone = LoneLeaves()  # (shared by every candidate walk below this one)
-    # (in tally form, not row form: a candidate's rows would not be the report's)
-    sub = Walk(walk.cfg, walk.judge, walk.budget, bool(walk.tally), lone=walk.lone)
-    sub.node(expected, actual, where, items, depth + 1)
-    if sub.deferred:
-        walk.judge.rewalk = True  # scores pending: pairing must wait for the judge
-    return sub
+    def _pair_walk(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        items: SchemaNode | None,
+        depth: int,
+    ) -> Walk:
+        """The walk of one candidate pair, on its own (sharing this record's judge and
+        budget), exactly as :meth:`_walk_pairs` walks it once paired."""
+        if self.lone is None:
+            self.lone = LoneLeaves()  # (shared by every candidate walk below this one)
+        # (in tally form, not row form: a candidate's rows would not be the report's)
+        sub = Walk(self.cfg, self.judge, self.budget, bool(self.tally), lone=self.lone)
+        sub.node(expected, actual, where, items, depth + 1)
+        if sub.deferred:
+            self.judge.rewalk = True  # scores pending: pairing must wait for the judge
+        return sub
 
 
 def _both_empty(
