@@ -66,20 +66,32 @@ def keys_in(draw: Any, actual: Any, expected: Any) -> str:
     return draw(st.sampled_from([*held, "absent", "unit price"]))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data(), pair=fv.PAIRS, align=st.sampled_from([None, "hungarian"]))
+# (the rule's settings are drawn by @given, not data.draw: a draw is printed as it is made,
+# and a setting may hold an integer past the digits an older hypothesis's repr allows)
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    data=st.data(),
+    pair=fv.PAIRS,
+    align=st.sampled_from([None, "hungarian"]),
+    setting=st.one_of(
+        st.none(),  # (ignore the key)
+        fv.field_settings(valid=True),
+        fv.field_settings(valid=False),
+    ),
+)
 def test_one_rule_on_a_root_key_gives_the_whole_walks_result(
-    data: Any, pair: tuple[Any, Any], align: str | None
+    data: Any, pair: tuple[Any, Any], align: str | None, setting: Any
 ) -> None:
     actual, expected = pair
     key = data.draw(keys_in(actual, expected))
-    rule = data.draw(
-        st.one_of(
-            st.just({"ignore": [pattern_of(key)]}),
-            st.builds(lambda s: {"fields": {pattern_of(key): s}}, fv.field_settings(valid=True)),
-            st.builds(lambda s: {"fields": {pattern_of(key): s}}, fv.field_settings(valid=False)),
-        )
-    )
+    pattern = pattern_of(key)
+    rule = {"ignore": [pattern]} if setting is None else {"fields": {pattern: setting}}
     options = rule if align is None else {**rule, "align": align}
     both_ways(actual, expected, **options)
     both_ways(actual, expected, truncated="close", **options)
