@@ -115,7 +115,7 @@ def test_gold_the_door_copies_or_refuses_comes_out_as_the_door_makes_it(
     assert read_in_walk == door
 
 
-def _door_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def door_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sides the door reads from here on, by name (``expected[3]``, ``actual[0]``)."""
     seen: list[str] = []
     real = entry._read
@@ -135,7 +135,7 @@ def test_plain_gold_never_meets_the_door_and_scores_as_it_does_there(
     off, it reads every one."""
     expected = [INVOICE] * 6
     actual = [DAMAGED, INVOICE] * 3
-    seen = _door_reads(monkeypatch)
+    seen = door_reads(monkeypatch)
     read_in_walk = outcome(expected, actual)
     assert [side for side in seen if side.startswith("expected")] == ["expected[0]"]
     seen.clear()
@@ -152,7 +152,7 @@ def test_one_copied_gold_record_reads_them_all_first(monkeypatch: pytest.MonkeyP
     door, so that the schema is inferred from what the door makes of them."""
     expected: list[Any] = [INVOICE] * 6
     expected[4] = {**INVOICE, "items": tuple(INVOICE["items"])}
-    seen = _door_reads(monkeypatch)
+    seen = door_reads(monkeypatch)
     read_in_walk = outcome(expected, [DAMAGED] * 6)
     assert [side for side in seen if side.startswith("expected")][-6:] == [
         f"expected[{i}]" for i in range(6)
@@ -184,7 +184,7 @@ def test_an_answer_error_with_plain_gold_is_raised_once(monkeypatch: pytest.Monk
     raised as it was met (the records are not scored again)."""
     actual: list[Any] = [DAMAGED] * 4
     actual[2] = {**INVOICE, "total": float("nan")}
-    seen = _door_reads(monkeypatch)
+    seen = door_reads(monkeypatch)
     read_in_walk = outcome([INVOICE] * 4, actual)
     assert seen.count("actual[2]") == 1
     with gold_read_by_the_door():
@@ -213,7 +213,7 @@ def test_only_an_inferred_schema_reads_gold_in_the_walk(
 ) -> None:
     """A schema given may nest without end (a recursive ``$ref``), so its gold is read by
     the door; records aligned otherwise than in order read theirs in the walk too."""
-    seen = _door_reads(monkeypatch)
+    seen = door_reads(monkeypatch)
     read_in_walk = outcome([INVOICE] * 4, [DAMAGED] * 4, **options)
     gold_reads = [side for side in seen if side.startswith("expected")]
     assert gold_reads == (

@@ -20,7 +20,7 @@ from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.reading.intake import MAX_KEYS
-from tests.engine.test_gold_read_in_walk import HOSTILE_GOLD
+from tests.engine.test_gold_read_in_walk import HOSTILE_GOLD, door_reads
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE, NOT_PLAIN_JSON, Count, Tag
 from tests.helpers.switches import switched
@@ -103,14 +103,7 @@ def test_the_cases_reach_the_doors_errors_on_either_side() -> None:
 def test_a_plain_pair_never_meets_the_door(monkeypatch: pytest.MonkeyPatch) -> None:
     """On, the door reads neither side of a plain pair; off, it reads the expected one (the
     answer is the unread walk's either way); the results are the same."""
-    seen: list[str] = []
-    real = entry._read
-
-    def counted(value: object, side: str, cfg: Any) -> Any:
-        seen.append(side)
-        return real(value, side, cfg)
-
-    monkeypatch.setattr(entry, "_read", counted)
+    seen = door_reads(monkeypatch)
     in_walk = outcome(DAMAGED, INVOICE)
     assert seen == []
     with expected_read_by_the_door():
