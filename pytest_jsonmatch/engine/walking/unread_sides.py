@@ -231,7 +231,10 @@ class UnreadSides:
         element scorers and ``obj`` check what they take). Where they cannot be paired so,
         the answer is read whole, then walked as read. Apart from ``Walk.array``, and known
         to ``_walk_pairs`` by ``unread_of`` rather than an argument, so that the frames a
-        deep value's recursion stacks are no larger for it."""
+        deep value's recursion stacks are no larger for it. Its pairings and lone elements
+        repeat ``Walk.array``'s last lines on purpose: both moved into shared functions
+        changed ``Walk.array``'s frame, and arrays 200 deep took 15% longer (5.5 to 6.4 ms
+        equal, 7.5 to 8.4 ms differing), by CPython's frame-stack chunks."""
         cfg = self.cfg
         items = cfg.items_of(None, expected)
         chosen = unread_pairs(cfg, expected, actual, where, items)
