@@ -350,9 +350,12 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
             heads=heads if from_outcomes else None,
         )
         aggregates.merge(scored.aggregates)
+        written = scored.lines  # (with each scored pair's case line, where it was written)
         cases += [
-            case_line(case, settings.group_by)
-            for case in scored.cases
+            text
+            if written is not None and (text := written.get(id(pair), _NONE)[1])
+            else case_line(case, settings.group_by)
+            for pair, case in zip(group, scored.cases)
             if keeps.all_cases or listed_in_summary(case)
         ]
         if keeps.comparisons:  # each written from the engine's fields, once
@@ -403,7 +406,7 @@ def _outcome_lines(
             lines.append(json_line(stored_comparison(next(unscored).to_dict(), heads, 0)))
             continue
         if scored.lines is not None:  # (written as it was scored)
-            lines.append(scored.lines[id(pair)])
+            lines.append(scored.lines[id(pair)][0])
             continue
         passed = outcome.passed(threshold, settings.invalid_fails)
         line = result_line(
@@ -414,6 +417,9 @@ def _outcome_lines(
             line = comparison_line(comparison, outcome.fields, values, heads)
         lines.append(line)
     return lines
+
+
+_NONE = ("", "")  # (a pair without lines written as it was scored: an unscored one)
 
 
 def _sketched(

@@ -137,9 +137,10 @@ class Scored(Slotted):
     cases: list[CaseResult]
     # each pair's MatchResult, or why it could not be scored (the comparisons' source)
     outcomes: list[MatchResult | str]
-    # (``score_chunk(..., heads=...)``) each scored pair's report line by ``id`` of its pair,
-    # written as it was scored; None: no lines written
-    lines: dict[int, str] | None
+    # (``score_chunk(..., heads=...)``) each scored pair's report line and its case's line
+    # ("": left to chunk_work.case_line) by ``id`` of its pair, written as it was scored;
+    # None: no lines written
+    lines: dict[int, tuple[str, str]] | None
 
     def __init__(
         self,
@@ -188,7 +189,7 @@ def _outcomes(
     settings: ScoreSettings,
     counted: bool,
     heads: "Heads | None" = None,
-) -> tuple[dict[int, MatchResult | str], Counter[Tally] | None, dict[int, str] | None]:
+) -> tuple[dict[int, MatchResult | str], Counter[Tally] | None, dict[int, tuple[str, str]] | None]:
     """Each pair's outcome by ``id``, scored through the engine's one entry as a lone
     ``match_json`` scores it (its errors worded so), and, ``counted``, every field counted
     by its tally (None: an outcome was an error after its fields were counted); with
@@ -201,7 +202,7 @@ def _outcomes(
     # record whose rows the scorers write is scored from them
     tallies: list[Tally] | None = [] if counted or writer is not None else None
     counting = tallies if tallies is not None and entry.countable else None
-    lines: dict[int, str] | None = None if writer is None else {}
+    lines: dict[int, tuple[str, str]] | None = None if writer is None else {}
     if lines is not None:  # (the report's writing, loaded by a run that writes one only)
         from ..reporting.run_model import comparison_lines
     results: dict[int, MatchResult | str] = {}
@@ -253,26 +254,35 @@ def _scored_line(
     heads: "Heads",
     writer: "RowWriter | None",
     lines: ModuleType,
-) -> str:
+) -> tuple[str, str]:
     """A scored pair's report line (chunk_work.py writes the others'): from the rows the
     scorers wrote (``writer.text``), else from its fields; its Comparison made only for a
-    result ``result_line`` declines. A result with floor failures has its rows written
-    from its fields (their heads name the floors)."""
+    result ``scored_lines`` declines. A result with floor failures has its rows written
+    from its fields (their heads name the floors). With it, its case's line, where
+    ``scored_lines`` writes it from the same texts ("": chunk_work.py writes it)."""
     rows = None if writer is None else writer.text
     if rows is not None and result.floor_failures:
         writer.give_up()  # type: ignore[union-attr]
         rows = None
     passed = result.passed(settings.threshold, settings.invalid_fails)
     place = (pair.file, pair.line)
-    line: str | None = lines.result_line(
-        result, pair.case_id, settings.threshold, passed, place, settings.values, heads, rows
+    found: tuple[str, str] | None = lines.scored_lines(
+        result,
+        pair.case_id,
+        settings.threshold,
+        passed,
+        place,
+        settings.values,
+        heads,
+        rows,
+        settings.group_by,
     )
-    if line is None:
-        comparison = comparison_of(pair, result, settings)
-        fields = result.fields if rows is None else ()
-        line = lines.comparison_line(comparison, fields, settings.values, heads, rows)
-    assert line is not None
-    return line
+    if found is not None:
+        return found
+    comparison = comparison_of(pair, result, settings)
+    fields = result.fields if rows is None else ()
+    line: str = lines.comparison_line(comparison, fields, settings.values, heads, rows)
+    return line, ""
 
 
 def _gold(entry: Entry, pair: Pair) -> tuple[JsonValue, int]:

@@ -158,7 +158,7 @@ def test_the_row_form_prints_as_readable_python() -> None:
     assert "row form: a row and a tally per leaf" in source
     assert "if type(o) is str and type(v0) is str:" in source
     assert "append(f'{h}{enc(o)}]')" in source
-    assert "append(f'{h}{repr(v1)}, {repr(o)}]')" in source  # a mismatch: both values
+    assert "append(f'{h}{v1!r}, {o!r}]')" in source  # a mismatch: both values
     # no values kept: the row is its head alone
     bare = scorer_source(node, tuple(invoice), tally=row_scorers.RowForm(False, 33, 10**15))
     assert "enc(" not in bare.split("def score")[1] and "append(h)" in bare

@@ -484,3 +484,54 @@ def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[st
         assert line == comparison_line(comparison, result.fields, mode, theirs)
         assert ours.heads == theirs.heads
     assert declined > 20 and (written > 20 or "schema" in options)  # (each its conformance)
+
+
+@pytest.mark.parametrize("group_by", ["metric", "file", "folder"])
+def test_a_scored_pair_s_case_line_is_the_line_of_its_one_run_case(group_by: str) -> None:
+    """scored_lines writes a scored pair's comparison line (result_line's) and its case's
+    line from one set of texts: the case line is case_line of one_run_case, byte for byte,
+    for results whose figures are usual floats, zeros of both signs, whole numbers, a
+    boolean and NaN (these last declined by both or by neither), thresholds that pass and
+    fail them, files of every group, kept texts found again (each result written twice)
+    and cleared."""
+    from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.reporting.run_model.aggregate import one_run_case
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import result_line, scored_lines
+
+    rng = random.Random(group_by)
+    figures: list[Any] = [0.0, -0.0, 1.0, 0.5, 0.1 + 0.2, 1, True, float("nan"), 0.75]
+    written = declined = 0
+    for k in range(240):
+        expected = {"id": f"r{k}", "n": rng.choice(INTS[:6]), "s": rng.choice(STRINGS[:6])}
+        actual = dict(expected, s=rng.choice(STRINGS[:6]))
+        result = match_json(actual, expected, "field_f1")
+        if rng.random() < 0.4:  # (a figure of every kind in any of the four places)
+            name = rng.choice(["score", "precision", "recall", "f1"])
+            result = result.replace(**{name: rng.choice(figures)})
+        threshold = rng.choice([1.0, 0.5, 0.75, 0.0, -0.0])
+        passed = result.passed(threshold, False)
+        place = (rng.choice(["", "a/b.jsonl", 'q"\\.jsonl']), rng.choice([None, 1, k]))
+        if rng.random() < 0.05:
+            comparison_lines._SCORED.clear()
+        for _ in range(2):
+            ours, theirs = Heads(), Heads()
+            found = scored_lines(
+                result, str(k), threshold, passed, place, "short", ours, None, group_by
+            )
+            line = result_line(result, str(k), threshold, passed, place, "short", theirs)
+            if found is None:
+                declined += 1
+                assert line is None
+                continue
+            written += 1
+            assert found[0] == line
+            case = one_run_case(
+                result,
+                case_id=str(k),
+                threshold=threshold,
+                file=place[0],
+                line=place[1],
+                invalid_fails=False,
+            )
+            assert found[1] == case_line(case, group_by) == json_line(case_dict(case, group_by))
+    assert written > 200 and declined > 20

@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from math import copysign
 from typing import TYPE_CHECKING, Any
 
+from ...engine.core.slotted import Slotted
 from ...engine.core.values import MISSING
 from ...engine.results.field_results import MATCH
-from .aggregate import case_dict, group_key
+from .aggregate import SCORE_EPSILON, case_dict, group_key
 from .comparisons import (
     FAILED,
     PASSED,
@@ -128,70 +129,152 @@ def result_line(
     or conformance, its figures floats), written without making that Comparison; None for
     any other, before any of its fields is written (the caller makes its Comparison).
     ``rows``: the text of its fields' rows, written already (row_writer.py)."""
+    found = scored_lines(result, case_id, threshold, passed, place, mode, heads, rows)
+    return None if found is None else found[0]
+
+
+def scored_lines(
+    result: MatchResult,
+    case_id: str,
+    threshold: float,
+    passed: bool,
+    place: tuple[str, int | None],
+    mode: str,
+    heads: Heads,
+    rows: str | None = None,
+    group_by: str | None = None,
+) -> tuple[str, str] | None:
+    """:func:`result_line`, and with ``group_by`` also the line of the pair's case
+    (``case_line(one_run_case(result, ...), group_by)``; "" without), both from one set of
+    texts: a one-run case's figures are its comparison's (its mean, low and high the score).
+    The texts of a result's figures and of what a run's lines share are kept together, by
+    the figures (zeros left out: a negative zero is found by 0.0), so that a usual pair's
+    two lines are two templates filled."""
     if (
         result.pairings
         or result.floor_failures
         or result.truncated is not None
         or result.conformance is not None
-    ):
-        return None
-    number = _float_text
-    score, precision, recall, f1 = (
-        number(result.score),
-        number(result.precision),
-        number(result.recall),
-        number(result.f1),
-    )
-    line_at = place[1]
-    # (a threshold not a float is no float's text: 1 and 1.0 are one key of a dict)
-    known = (
-        _RUN_TEXTS.get((result.metric, place[0], threshold)) if type(threshold) is float else None
-    )
-    if known is None and type(threshold) is float:
-        known = _run_texts(result.metric, place[0], threshold)
-    if (
-        score is None
-        or precision is None
-        or recall is None
-        or f1 is None
-        or known is None
+        or type(threshold) is not float
         or type(case_id) is not str
-        or not (line_at is None or type(line_at) is int)
     ):
         return None
+    line_at = place[1]
+    if line_at is None:
+        line_text = "null"
+    elif type(line_at) is int:
+        line_text = repr(line_at)
+    else:
+        return None
+    key = (result.metric, place[0], threshold, group_by)
+    score, precision, recall, f1 = result.score, result.precision, result.recall, result.f1
+    figures = (score, precision, recall, f1, passed)
+    texts = _SCORED.get(key)
+    found = (
+        texts.get(figures)
+        if texts is not None
+        # (a figure that is no float, such as 1 or True, would find 1.0's texts)
+        and type(score) is float
+        and type(precision) is float
+        and type(recall) is float
+        and type(f1) is float
+        else None
+    )
+    if found is None:
+        found = _scored_texts(key, figures)
+        if found is None:
+            return None
     text = rows if rows is not None else fields_text(result.fields, mode, heads)
     if text is None:
         return None
-    metric, threshold_text, file = known
     case = _encode_str(case_id)
-    return (
+    comparison_line = (
         f'{{"heads": 0, "case_id": {case}, "nodeid": {case}, "seq": 0, "repeat": 0, '
-        f'"metric": {metric}, "status": {_STATUSES[PASSED if passed else FAILED]}, '
-        f'"score": {score}, "threshold": {threshold_text}, "precision": {precision}, '
-        f'"recall": {recall}, "f1": {f1}, "error": "", "file": {file}, '
-        f'"line": {"null" if line_at is None else repr(line_at)}, "fields": [{text}], '
-        '"pairings": [], "floor_failures": [], "source": "case", "recording": ""}'
+        f'{found[0]}{line_text}, "fields": [{text}], "pairings": [], "floor_failures": [], '
+        '"source": "case", "recording": ""}'
     )
+    if group_by is None:
+        return comparison_line, ""
+    return comparison_line, f'{{"case_id": {case}, {found[1]}{line_text}{found[2]}'
 
 
-# (metric, file, threshold) -> their texts in a result's line (result_line), kept per run
-_RUN_TEXTS: dict[tuple[object, object, object], tuple[str, str, str] | None] = {}
+# A result's score, precision, recall, F1 and whether it passed.
+_Figures = tuple[float, float, float, float, bool]
+# What a run's usual lines share (scored_lines): by (metric, file, threshold, group_by), the
+# texts of the lines of a result's figures, kept while the run's figures repeat (a dataset's
+# records have few field counts)
+_SCORED: dict[tuple[object, object, float, str | None], dict[_Figures, tuple[str, ...]]]
+_SCORED = {}
+_SCORED_KEPT = 16_384
 
 
-def _run_texts(metric: object, file: object, threshold: object) -> tuple[str, str, str] | None:
-    """The texts of what a dataset's result lines share (:func:`result_line`), kept; None
-    where one is not a string or the threshold not a finite float."""
-    threshold_text = _float_text(threshold)
-    if type(metric) is not str or type(file) is not str or threshold_text is None:
+def _scored_texts(
+    key: tuple[object, object, float, str | None], figures: _Figures
+) -> tuple[str, ...] | None:
+    """The texts of :func:`scored_lines` for a run's ``key`` and a result's ``figures``:
+    the comparison line's text from its metric to its ``"line": ``, the case line's from its
+    metric to its ``"line": `` and after its line number (empty without a ``group_by``),
+    kept where no figure is zero; None where a figure is not a finite float, or the metric
+    or the file not a string."""
+    metric, file, threshold, group_by = key
+    score, precision, recall, f1, passed = figures
+    number = _float_text
+    score_text, precision_text, recall_text, f1_text = (
+        number(score),
+        number(precision),
+        number(recall),
+        number(f1),
+    )
+    threshold_text = number(threshold)
+    if (
+        score_text is None
+        or precision_text is None
+        or recall_text is None
+        or f1_text is None
+        or threshold_text is None
+        or type(metric) is not str
+        or type(file) is not str
+    ):
         return None
-    if len(_RUN_TEXTS) >= 64:
-        _RUN_TEXTS.clear()
-    found = _RUN_TEXTS[(metric, file, threshold)] = (
-        _encode_str(metric),
-        threshold_text,
-        _encode_str(file),
+    metric_text, file_text = _encode_str(metric), _encode_str(file)
+    comparison = (
+        f'"metric": {metric_text}, "status": {_STATUSES[PASSED if passed else FAILED]}, '
+        f'"score": {score_text}, "threshold": {threshold_text}, "precision": {precision_text}, '
+        f'"recall": {recall_text}, "f1": {f1_text}, "error": "", "file": {file_text}, '
+        '"line": '
     )
+    found: tuple[str, ...] = (comparison,)
+    if group_by is not None:
+        # one_run_case's figures: its status by the score alone (no floor, no conformance
+        # here), its mean and its precision, recall and F1 plus 0.0 (a negative zero made 0.0)
+        status = PASSED if score >= threshold - SCORE_EPSILON else FAILED
+        plus = [number(value + 0.0) for value in (score, precision, recall, f1)]
+        group = _encode_str(group_key(_Grouped(metric, file), group_by))
+        found += (
+            f'"metric": {metric_text}, "status": {_STATUSES[status]}, '
+            f'"threshold": {threshold_text}, "runs": 1, "mean_score": {plus[0]}, '
+            f'"min_score": {score_text}, "max_score": {score_text}, '
+            f'"passed_runs": {int(passed)!r}, "precision": {plus[1]}, "recall": {plus[2]}, '
+            f'"f1": {plus[3]}, "file": {file_text}, "line": ',
+            f', "error": "", "group": {group}}}',
+        )
+    if threshold and score and precision and recall and f1:  # (-0.0 would find 0.0's texts)
+        texts = _SCORED.get(key)
+        if texts is None or len(texts) >= _SCORED_KEPT:
+            if len(_SCORED) >= 64:
+                _SCORED.clear()
+            texts = _SCORED[key] = {}
+        texts[figures] = found
     return found
+
+
+class _Grouped(Slotted):
+    """A dataset case's metric and file, as ``group_key`` reads a case (no target)."""
+
+    __slots__ = ("metric", "file", "target")
+
+    def __init__(self, metric: str, file: str) -> None:
+        self.metric, self.file, self.target = metric, file, ""
 
 
 def _plain_parts(

@@ -47,6 +47,7 @@ class RowWriter:
 
     def __init__(self, table: Heads, mode: str) -> None:
         self.table, self.mode = table, mode
+        self._heads = table.heads  # (the table's list, its length read as the record goes)
         self.form = row_form(mode)
         self.roots: dict[tuple[str, ...], Any] = {}  # the row form's root scorers
         self.token = object()  # a new one when heads are taken back (scorers ask again)
@@ -56,7 +57,7 @@ class RowWriter:
 
     def begin(self) -> None:
         """A record begins: its rows not yet written."""
-        self.text, self._mark = None, len(self.table)
+        self.text, self._mark = None, len(self._heads)
 
     def give_up(self) -> None:
         """The record's rows are not used (its scoring failed, or its rows need what a row
@@ -65,7 +66,7 @@ class RowWriter:
         self.restart()
 
     def restart(self) -> None:
-        if len(self.table) > self._mark:
+        if len(self._heads) > self._mark:
             self.table.take_back(self._mark)
             self.token = object()
 
@@ -82,13 +83,13 @@ class RowWriter:
     def took(self, fields: list[Any]) -> list[Tally]:
         """A row-form walk's fields (each row the scorers wrote, then its tally; the general
         walk's FieldResults) as the record's tallies, its rows kept in :attr:`text`."""
-        texts, tallies = fields[0::2], fields[1::2]
-        if (
-            len(fields) % 2 == 0
-            and set(map(type, texts)) <= _TEXT
-            and set(map(type, tallies)) <= _TALLY
-        ):
-            self.text = ", ".join(texts)
+        try:  # (join takes strings only: a text that is not one is a FieldResult or a tally)
+            text = ", ".join(fields[0::2])
+        except TypeError:
+            return self._merged(fields)
+        tallies = fields[1::2]
+        if len(fields) % 2 == 0 and set(map(type, tallies)) <= _TALLY:
+            self.text = text
             return tallies
         return self._merged(fields)
 
@@ -99,7 +100,7 @@ class RowWriter:
         kinds = list(map(type, fields))
         parts: list[str] = []
         tallies: list[Tally] = []
-        made = len(self.table) > self._mark  # (heads the scorers made, in their order)
+        made = len(self._heads) > self._mark  # (heads the scorers made, in their order)
         usable, at, count = True, 0, len(fields)
         while at < count:
             try:
@@ -134,7 +135,7 @@ class RowWriter:
         """The FieldResults in ``pending`` written as rows onto ``parts``; False where that
         cannot be the report's text: a head made for one of them after heads the scorers
         made for fields after it (``made``, ``more``), or a field counting for other than 1."""
-        before = len(self.table)
+        before = len(self._heads)
         for field in pending:  # (in order: each row's head made as it is written)
             text = self._one_sided(field)
             if text is None:
@@ -142,7 +143,7 @@ class RowWriter:
                 if text is None:
                     return False
             parts.append(text)
-        return not (made and more and len(self.table) > before)
+        return not (made and more and len(self._heads) > before)
 
     def _one_sided(self, field: FieldResult) -> str | None:
         """The row of an omitted or hallucinated leaf kept whole (most FieldResults among
@@ -178,4 +179,6 @@ class RowWriter:
             text = "null" if value is None else None
         if text is None:
             return None
-        return f"[{self.table.found(path, field_path, status, sides, 0.0)[0]}, {text}]"
+        key = (path, field_path, status, sides, 0.0)
+        got = self.table.known.get(key) or self.table.found(*key)  # (Heads.found's own first step)
+        return f"[{got[0]}, {text}]"
