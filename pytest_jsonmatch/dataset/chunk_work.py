@@ -351,13 +351,20 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
         )
         aggregates.merge(scored.aggregates)
         written = scored.lines  # (with each scored pair's case line, where it was written)
-        cases += [
-            text
-            if written is not None and (text := written.get(id(pair), _NONE)[1])
-            else case_line(case, settings.group_by)
-            for pair, case in zip(group, scored.cases)
-            if keeps.all_cases or listed_in_summary(case)
-        ]
+        if written is None:
+            cases += [
+                case_line(case, settings.group_by)
+                for case in scored.cases
+                if keeps.all_cases or listed_in_summary(case)
+            ]
+        else:
+            cases += [
+                text
+                if (text := written.get(id(pair), _NONE)[1])
+                else case_line(case, settings.group_by)
+                for pair, case in zip(group, scored.cases)
+                if keeps.all_cases or listed_in_summary(case)
+            ]
         if keeps.comparisons:  # each written from the engine's fields, once
             lines = (
                 _outcome_lines(group, scored, settings, heads)
