@@ -95,8 +95,10 @@ class RowWriter:
 
     def _merged(self, fields: list[Any]) -> list[Tally]:
         """:meth:`took` for fields among which are FieldResults: the runs of rows and
-        tallies between them taken by slices, each run of FieldResults written as rows; a
-        tally of the tally form, whose row no one wrote, makes the record given up."""
+        tallies between them taken by slices, each FieldResult written as its row in turn; a
+        tally of the tally form, whose row no one wrote, a field counting for other than 1,
+        or a head made for a FieldResult after heads the scorers made for fields after it,
+        makes the record given up."""
         kinds = list(map(type, fields))
         parts: list[str] = []
         tallies: list[Tally] = []
@@ -115,35 +117,29 @@ class RowWriter:
                 else:
                     parts.append(", ".join(fields[at:found:2]))
                     tallies += fields[at + 1 : found : 2]
-            end = found
-            while end < count and kinds[end] is FieldResult:
+            end, before = found, len(self._heads)
+            while end < count and kinds[end] is FieldResult:  # a run of FieldResults
+                field = fields[end]
+                tallies.append(tally(field[7], field[1], field[2]))
+                if usable:  # (each row's head made as it is written, in order)
+                    text = self._one_sided(field)
+                    if text is None:
+                        text = fields_text((field,), self.mode, self.table)
+                    if text is None:
+                        usable = False
+                    else:
+                        parts.append(text)
                 end += 1
-            if end > found:
-                run = fields[found:end]
-                tallies += [tally(item[7], item[1], item[2]) for item in run]
-                usable = usable and self._flushed(run, parts, made, end < count)
+            # a head made for the run after heads the scorers made for fields after it: the
+            # rows would not be the report's
+            if made and end < count and len(self._heads) > before:
+                usable = False
             at = end
         if usable:
             self.text = ", ".join(parts)
         else:
             self.give_up()
         return tallies
-
-    def _flushed(
-        self, pending: list[FieldResult], parts: list[str], made: bool, more: bool
-    ) -> bool:
-        """The FieldResults in ``pending`` written as rows onto ``parts``; False where that
-        cannot be the report's text: a head made for one of them after heads the scorers
-        made for fields after it (``made``, ``more``), or a field counting for other than 1."""
-        before = len(self._heads)
-        for field in pending:  # (in order: each row's head made as it is written)
-            text = self._one_sided(field)
-            if text is None:
-                text = fields_text((field,), self.mode, self.table)
-                if text is None:
-                    return False
-            parts.append(text)
-        return not (made and more and len(self._heads) > before)
 
     def _one_sided(self, field: FieldResult) -> str | None:
         """The row of an omitted or hallucinated leaf kept whole (most FieldResults among
