@@ -21,7 +21,6 @@ from ..core.values import JsonArray, JsonObject, JsonValue, canonical_key, json_
 from ..results.field_results import WalkOutput, f_beta, precision_recall
 from ..schemas.eval_schema import SchemaNode
 from . import assignment
-from .chosen_fields import chosen_fields
 from .equal_fields import counted_pairs
 from .pair_budget import PairBudget
 from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
@@ -74,8 +73,6 @@ def choose_pairs(
     if keep_above < 1.0:
         found = _identical(cfg, expected, actual, items, where.path)
         if found is not None:
-            if mode == "similarity":  # the chosen pairs' fields made here (chosen_fields.py)
-                return chosen_fields(cfg, expected, actual, where, items, found, walked)
             return found
 
     def walk_pair(i: int, j: int) -> float:
@@ -97,12 +94,9 @@ def choose_pairs(
             minimize_distance=mode == "similarity",
             tied=_repeats(expected) or _repeats(actual),
         )
-    found = assignment.assign(
+    return assignment.assign(
         scores, keep_above, minimize_distance=mode == "similarity", scale=scale
     )
-    if mode == "similarity":
-        return chosen_fields(cfg, expected, actual, where, items, found, walked)
-    return found
 
 
 def unread_pairs(
