@@ -85,7 +85,7 @@ class Where(NamedTuple):
         path = self.path + below if self.path else root
         field = path if self.field == self.path else (self.field + below if self.field else root)
         actual = None if self.actual is None else self.actual + below
-        return Where(path, field, actual)
+        return _new(Where, (path, field, actual))
 
     def pair(self, expected_index: int, actual_index: int) -> "Where":
         """Element ``expected_index`` of the array here, paired with ``actual_index``."""
@@ -101,7 +101,7 @@ class Where(NamedTuple):
         root, below = key_forms(key)
         base = self.actual_path
         field = self.field + below if self.field else root
-        return Where(base + below if base else root, field)
+        return _new(Where, (base + below if base else root, field, None))
 
     def element(self, index: int, side_path: str | None = None) -> "Where":
         """Element ``index`` of one side alone (an omitted or a hallucinated element), named
@@ -111,6 +111,9 @@ class Where(NamedTuple):
 
 
 ROOT = Where("", "")
+# (a Where's child made as the tuple it is, without the Python-level __new__ a NamedTuple's
+# call runs: the walk makes one per array or object below a key it hands on)
+_new = tuple.__new__
 
 
 # -- patterns --------------------------------------------------------------------------------

@@ -237,6 +237,49 @@ def _plain_depth(container: object, budget: int) -> int:
     return deepest + 1
 
 
+# the scalar types the door passes as they are (a float only when finite); a key's one type
+_PLAIN_TYPES, _STR = frozenset({str, int, bool, type(None), float}), frozenset({str})
+
+
+def plain_shapes(elements: Any) -> tuple[object, ...] | None:
+    """Each element's shape, where the list ``elements`` is plain JSON two levels deep
+    (``plain_within(elements, 2)``: objects of at most MAX_KEYS keys, all strings, of plain
+    scalars, and plain scalars): a scalar's type, an object's keys in order and its values'
+    types (an array's *skeleton*, eval_schema.inferred_items); else None. One pass, where
+    the door's check and the skeleton took one each (an unread expected array's elements,
+    their node kept by their skeleton). Where an object's value types are those of the
+    object before it (elements of one shape are the common case), its size and the places
+    of its floats are known already."""
+    parts: list[object] = []
+    types_met: object = None
+    floats: tuple[int, ...] = ()  # where the floats are among the values of types_met
+    element: Any  # (read by its type)
+    for element in elements:
+        kind = type(element)
+        if kind is dict:
+            values = tuple(element.values())
+            types = tuple(map(type, values))
+            if not _PLAIN_TYPES.issuperset(types):
+                return None  # (a container below, or a value the door changes or refuses)
+            if types != types_met:  # (plain types: equal only where they are the same)
+                if len(types) > MAX_KEYS:
+                    return None
+                floats = tuple(i for i, t in enumerate(types) if t is float)
+                types_met = types
+            for i in floats:
+                if values[i] - values[i] != 0.0:
+                    return None
+            keys = tuple(element)
+            if not _STR.issuperset(map(type, keys)):  # (each time: a str subclass is equal)
+                return None
+            parts.append((keys, types))
+        elif kind in _PLAIN_TYPES and (kind is not float or element - element == 0.0):
+            parts.append(kind)
+        else:
+            return None
+    return tuple(parts)
+
+
 class _Converter:
     """Reads a value that is not plain JSON (or is deep) without recursion: an explicit
     stack of containers still open, each with its path, its depth and its plain copy."""

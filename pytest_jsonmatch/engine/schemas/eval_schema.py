@@ -26,7 +26,7 @@ from ..core.numbers import is_finite_number
 from ..core.paths import index_segment, key_segment
 from ..core.slotted import Slotted
 from ..core.values import JsonObject, JsonValue, schema_type
-from ..reading.intake import MAX_DEPTH, Unread, as_data, read_json
+from ..reading.intake import MAX_DEPTH, Unread, as_data, plain_shapes, plain_within, read_json
 
 if TYPE_CHECKING:  # (loading.py, with urllib and YAML, loads where a schema is read)
     from ..comparing.registry import Binder, Registry
@@ -698,6 +698,44 @@ def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -
         _ITEMS.clear()
     _ITEMS[key] = (registry, node)  # (the registry held: its id is not reused meanwhile)
     return node
+
+
+def checked_items(
+    elements: Sequence[JsonValue], registry: Registry | Binder, levels: int
+) -> SchemaNode:
+    """``inferred_items`` of an array's elements that have not been through the door (an
+    unread expected array, walking/unread_sides.py): ``Unread`` unless they are what it
+    passes as it is within ``levels`` (``plain_within``), checked before anything is
+    inferred from them (it could loop on a cycle) or counted. Where their node is kept by
+    their skeleton, the pass that reads it checks them (``plain_shapes``), instead of a
+    read of them first. (Apart from inferred_items, whose frame the walk of a deep array
+    stacks at every level, and which keeps its size.)"""
+    first: Any = None
+    for element in elements:
+        if element is not None:
+            first = element
+            break
+    if (
+        type(first) is dict
+        and KEEP_ITEMS
+        and levels > 1
+        and len(elements) <= MAX_KEPT_ELEMENTS
+        and tuple(first) in _SIGHTED
+    ):
+        skeleton = plain_shapes(elements)
+        if skeleton is not None:  # (sighted: inferred_items would count nothing)
+            key = (id(registry), registry.generation, skeleton)
+            kept = _ITEMS.get(key)
+            if kept is not None and kept[0] is registry:
+                return kept[1]
+            node = infer_node(elements, registry)
+            if len(_ITEMS) >= 512:
+                _ITEMS.clear()
+            _ITEMS[key] = (registry, node)  # (as inferred_items keeps it)
+            return node
+    if not plain_within(elements, levels):
+        raise Unread
+    return inferred_items(elements, registry)
 
 
 # The first object's keys of the arrays met, for inferred_items: a skeleton is read, and its

@@ -59,6 +59,10 @@ from .ordered_elements import ordered_elements
 from .row_scorers import ROW_NAMES, RowForm, row_constants, row_header, row_leaf, row_unknown
 
 _new = tuple.__new__
+# The scalar types the door passes as they are whatever their value (a float must also be
+# finite): an actual value of one, or a finite float, is taken as it is, without
+# ``walk.read``
+_EXACT = frozenset({str, int, bool, type(None)})
 
 SPECIALISE = True  # False: every object takes the general walk
 
@@ -269,6 +273,7 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer | No
         objects=tuple(_elements_are_objects(props.get(k)) for k in keys),
         MISSING=MISSING,
         SCALARS=SCALAR_TYPES,
+        EXACT=_EXACT,
         MATCH=MATCH,
         MISMATCH=MISMATCH,
         SKIPPED=SKIPPED,
@@ -305,7 +310,7 @@ def _source(
     rows = keep is not None
     lines = [
         "def make(keys, forms, field_paths, names, scores, nodes, props, objects, MISSING, SCALARS,",
-        "         MATCH, MISMATCH, SKIPPED, FieldResult, Where, new, remembered,",
+        "         EXACT, MATCH, MISMATCH, SKIPPED, FieldResult, Where, new, remembered,",
         f"         ordered_elements, tally, {', '.join(ROW_NAMES)}):",
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
@@ -317,12 +322,29 @@ def _source(
         lines += _key_constants(i, kind, at_root, field_at_root, same_field, same_actual, tally)
         if rows and kind in _PLAIN_KINDS:  # (a row names the comparator of a FieldResult)
             lines.append(f"    name{i} = names[{i}]")
+    # (the full form below a field path of its own, as an array's elements are: each key's
+    # field path made once for the field path met, which the array's elements share; kept
+    # as one tuple, replaced whole, so that a walk in another thread reads one or the other)
+    kept_fields = not (same_field or field_at_root or tally or rows)
+    if kept_fields:
+        lines.append("    fields_met = [(None,)]  # (the field path met last, its keys' paths)")
     lines += _score_header(n, at_root, same_field, same_actual, count_extras, tally, rows)
+    if kept_fields:
+        lines += [
+            "        fp = fields_met[0]",
+            "        if fp[0] is not field:",
+            f"            fp = fields_met[0] = (field, {''.join(f'field + f{i}, ' for i in range(n))})",
+        ]
     if rows:
         lines += row_header(n)
     for i, kind in enumerate(kinds):
         child = f"p{i}" if at_root else f"path + p{i}"
-        fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
+        if same_field:
+            fld = "cp"
+        elif field_at_root:
+            fld = f"f{i}"
+        else:
+            fld = f"fp[{i + 1}]" if kept_fields else f"field + f{i}"
         act = "None" if same_actual else f"actual_path + a{i}"
         lines.append(f"        # keys[{i}]: {kind}")
         if rows and kind in (*_PLAIN_KINDS, UNKNOWN):
@@ -477,6 +499,11 @@ def _full_key(
     ]
 
 
+# A plain leaf's actual value as the full form hands it to the comparator: as it is where the
+# door would pass it so (read() would hand it back), else read
+_TAKEN = "o if type(o) in EXACT or (type(o) is float and o - o == 0.0) else walk.read(o, below)"
+
+
 def _full_plain(i: int, kind: str, fld: str, act: str, count_extras: bool) -> list[str]:
     """A plain leaf's lines in the full form: a value actual lacks goes to the general walk;
     else it is scored here (equal scalars of one type without the comparator where its kind
@@ -493,12 +520,12 @@ def _full_plain(i: int, kind: str, fld: str, act: str, count_extras: bool) -> li
             f"            if kind is type(o) and kind in SCALARS and v{i} == o:",
             "                status, s = MATCH, 1.0",
             "            else:",
-            f"                s = score{i}(v{i}, walk.read(o, below))",
+            f"                s = score{i}(v{i}, {_TAKEN})",
             "                status = MATCH if s >= 1.0 else MISMATCH",
         ]
     else:
         lines += [
-            f"            s = score{i}(v{i}, walk.read(o, below))",
+            f"            s = score{i}(v{i}, {_TAKEN})",
             "            status = MATCH if s >= 1.0 else MISMATCH",
         ]
     return lines + [

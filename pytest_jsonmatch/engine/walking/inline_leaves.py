@@ -21,7 +21,7 @@ keys and the walk's room, and anything the loop hands on is read whole first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..configuring.walk_config import InlinePlan, WalkConfig
 from ..core.depth import SHALLOW
@@ -95,6 +95,13 @@ _new = tuple.__new__
 _known_forms = KEY_FORMS.get  # (a key's path forms, where they were made before)
 
 
+# What inline_keys works out once for an object and every node-less object below it: the
+# plan, the output's append, whether nulls count as absent, whether each side is unread,
+# whether keys of more kinds are taken here (``direct``), and whether a node-less object
+# below is walked by this loop with this plan
+Loop = tuple[InlinePlan, Callable[[FieldResult], None], bool, bool, bool, bool, bool]
+
+
 def inline_keys(
     walk: ObjectWalk,
     expected: JsonObject,
@@ -103,6 +110,7 @@ def inline_keys(
     props: dict[str, SchemaNode] | None,
     depth: int,
     plan: InlinePlan,
+    loop: Loop | None = None,
 ) -> None:
     """Each key of ``expected`` scored: a scalar leaf the plan has a comparator for here,
     any other key (and every key a rule names: the plan's last part) as the general loop
@@ -110,19 +118,16 @@ def inline_keys(
     and the child is not at the metric's leaf depth, more kinds of key are taken here as
     ``Walk.node`` would take them, without its dispatch: a non-empty object or an array on
     both sides (``_node_less``), and a scalar the actual side lacks, its omission (none for
-    a null where nulls count as absent), the FieldResult ``one_sided`` makes."""
+    a null where nulls count as absent), the FieldResult ``one_sided`` makes. ``loop``: the
+    object above's (``_node_less``), else ``_loop_of``'s."""
+    if loop is None:
+        loop = _loop_of(walk, props, depth, plan)
+    plan, append, null_absent, unread, unread_e, direct, nested_plan = loop
     by_type, scalars_only, by_key, equal_one, general = plan
     path, field, actual_path = where
     at_path, at_field = (1 if path else 0), (1 if field else 0)
     same_field = field == path
-    append = walk.out.fields.append
-    cfg = walk.cfg
-    direct = props is None and general is None and not cfg.rules and cfg.leaf_depth != depth + 1
-    null_absent, unread, read = cfg.null_absent, walk.unread, walk.read
-    unread_e = walk.unread_expected  # (each key and scalar taken checked, the rest read)
     reading = unread or unread_e  # (a key handed on: read whole first, walk.key_read)
-    # (a node-less object's plan, Walk.obj's, is this one where no leaf depth is set)
-    nested_plan = direct and cfg.leaf_depth is None
     for key, value in expected.items():
         kind = type(value)
         if unread_e and (type(key) is not str or (kind is float and value - value != 0.0)):  # type: ignore[operator]
@@ -153,8 +158,12 @@ def inline_keys(
                     ):
                         status, score = MATCH, 1.0
                     else:
-                        if unread and type(other) not in _PLAIN_EXACT:
-                            other = read(other, depth + 1)
+                        if (
+                            unread
+                            and type(other) not in _PLAIN_EXACT
+                            and (type(other) is not float or other - other != 0.0)
+                        ):  # (a finite float is plain too: read() would hand it back)
+                            other = walk.read(other, depth + 1)
                         if unread_e and kind not in SCALAR_TYPES:
                             value = walk.read_expected(value, depth + 1)
                         score = comparator.score(value, other)
@@ -186,9 +195,29 @@ def inline_keys(
                 append(_omitted(key, value, path, field))
             continue
         if direct and type(other) is kind and (kind is list or (kind is dict and value)):
-            _node_less(walk, key, value, other, where, depth + 1, plan if nested_plan else None)
+            _node_less(walk, key, value, other, where, depth + 1, loop if nested_plan else None)
             continue
         (walk.key_read if reading else walk.key_of_object)(key, value, other, where, props, depth)
+
+
+def _loop_of(
+    walk: ObjectWalk, props: dict[str, SchemaNode] | None, depth: int, plan: InlinePlan
+) -> Loop:
+    """What inline_keys works out for an object at ``depth`` with ``props`` and ``plan``,
+    which holds for every node-less object below it that ``_node_less`` hands back (apart
+    from inline_keys, not a frame under it: a frame more under a deep array's walk moves
+    where its frame stack's chunks are crossed, and the walk's time with it)."""
+    cfg = walk.cfg
+    direct = props is None and plan[4] is None and not cfg.rules and cfg.leaf_depth != depth + 1
+    return (
+        plan,
+        walk.out.fields.append,
+        cfg.null_absent,
+        walk.unread,
+        walk.unread_expected,  # (each key and scalar taken checked, the rest read)
+        direct,
+        direct and cfg.leaf_depth is None,  # (a node-less object's plan: Walk.obj's)
+    )
 
 
 def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:
@@ -205,21 +234,22 @@ def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:
 def _node_less(
     walk: ObjectWalk,
     key: str,
-    expected: JsonValue,
-    actual: object,
+    expected: Any,
+    actual: Any,
     parent: Where,
     depth: int,
-    plan: InlinePlan | None,
+    loop: Loop | None,
 ) -> None:
     """Key ``key`` of the object at ``parent``, an object on both sides (not empty in
     expected) or an array on both sides, that no node or rule reaches, at ``depth``: two
-    arrays as ``Walk.key_array`` walks them; two objects as ``Walk.obj`` walks them, with
-    ``plan`` (its own, which is its parent's) by this loop, then its extra keys, else by
-    Walk.obj."""
+    arrays as ``Walk.key_array`` walks them; two objects as ``Walk.obj`` walks them: with
+    ``loop`` (its parent's, whose plan is its own) by this loop, then its extra keys, else
+    by Walk.obj. (The sides are typed Any: told apart by their type here, where a cast is a
+    call per nested object.)"""
     if type(expected) is list:
-        walk.key_array(key, expected, cast(JsonArray, actual), parent, depth)
+        walk.key_array(key, expected, actual, parent, depth)
         return
-    gold, answer = cast(JsonObject, expected), cast(JsonObject, actual)
+    gold: JsonObject = expected  # (the answer's object is ``actual``: the frame keeps its size)
     if walk.unread_expected and (len(gold) > MAX_KEYS or depth >= SHALLOW):
         walk.refuse()  # (past the door's bound on keys, or the walk's room: the door reads it)
     path, field, actual_path = parent
@@ -233,9 +263,9 @@ def _node_less(
             None if actual_path is None else actual_path + forms[1],
         ),
     )
-    if plan is None:
-        walk.obj(gold, answer, where, None, depth)
+    if loop is None:
+        walk.obj(gold, actual, where, None, depth)
         return
-    inline_keys(walk, gold, answer, where, None, depth, plan)
-    if walk.cfg.count_extras and not answer.keys() <= gold.keys():
-        walk.extras_read(gold, answer, where, None, depth)
+    inline_keys(walk, gold, actual, where, None, depth, loop[0], loop)
+    if walk.cfg.count_extras and not actual.keys() <= gold.keys():
+        walk.extras_read(gold, actual, where, None, depth)

@@ -6,6 +6,7 @@ entry to read that side through the door and walk the record again."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from ..comparing.field_spec import FieldSpec
@@ -14,9 +15,9 @@ from ..core.depth import SHALLOW
 from ..core.paths import Where, display_path
 from ..core.values import MISSING, JsonArray, JsonObject, JsonValue
 from ..pairing.array_pairs import unread_pairs
-from ..reading.intake import Unread, plain_within
+from ..reading.intake import MAX_KEYS, Unread, plain_within
 from ..results.field_results import HALLUCINATION, OMISSION, Pairing, WalkOutput
-from ..schemas.eval_schema import SchemaNode
+from ..schemas.eval_schema import SchemaNode, checked_items
 from .unpaired import LoneLeaves, one_sided
 
 _Value = TypeVar("_Value")  # a value of a side, handed back as it came
@@ -181,11 +182,20 @@ class UnreadSides:
         props: dict[str, SchemaNode] | None,
         depth: int,
     ) -> None:
-        """``_extra_keys``, ``actual`` read first where its side is unread (all of it: its
-        keys are what the door checks), then walked as read (see ``key_read``)."""
+        """``_extra_keys`` after the inline loop has walked ``expected``'s keys, ``actual``
+        checked first where its side is unread, then walked as read (see ``key_read``): its
+        size and every key, as the door checks them, and the values of the keys only it
+        has (the loop checked, or read, each value it took)."""
         unread = self.unread
         if unread:
-            actual = self.read(actual, depth)
+            if len(actual) > MAX_KEYS:
+                raise Unread
+            levels = SHALLOW - depth - 1
+            for key, value in actual.items():
+                if type(key) is not str or (
+                    key not in expected and not plain_within(value, levels)
+                ):
+                    raise Unread
             self.unread = False
         try:
             self._extra_keys(expected, actual, where, props, depth)
@@ -200,7 +210,9 @@ class UnreadSides:
         (``Walk.array``, without a node or spec), their ``depth`` below. An unread expected
         side is read whole first; an unread actual side too, unless the elements pair by
         index or by counts of equal fields (which read them by type and equality alone):
-        then each element is checked where the walk takes it (``unread_array``)."""
+        then each element is checked where the walk takes it (``unread_array``), and an
+        unread expected side of a schema-driven walk is checked by the pass that infers its
+        elements' node (``checked_items``: the pass over their skeleton, where one is read)."""
         cfg = self.cfg
         unread, unread_expected = self.unread, self.unread_expected
         # (paired by index or by counts of equal fields: unread_array reads the
@@ -211,18 +223,47 @@ class UnreadSides:
         )
         if not unread_elements:
             actual = self.read(actual, depth)
+        elif unread_expected and cfg.schema_driven and (expected or actual):
+            self.elements_unread(key, expected, actual, parent, depth)  # (expected unread too)
+            return
         expected = self.read_expected(expected, depth)
         self.unread, self.unread_expected = unread_elements, False
         try:
             if unread_elements and (expected or actual):
-                self.unread_array(expected, actual, parent.key(key), depth)
+                self.elements_unread(key, expected, actual, parent, depth)
             else:
                 self.array(expected, actual, parent.key(key), None, None, depth)
         finally:
             self.unread, self.unread_expected = unread, unread_expected
 
+    def elements_unread(
+        self, key: str, expected: JsonArray, actual: JsonArray, parent: Where, depth: int
+    ) -> None:
+        """``key_array``'s two arrays whose answer elements are unread (``unread_array``),
+        with their elements' node: where the expected side is unread too, the pass that
+        infers it checks the expected elements (``checked_items``). Apart from key_array,
+        whose frame the walk of a deep array stacks under all its levels and which keeps
+        its size (see ``unread_array``)."""
+        cfg = self.cfg
+        if self.unread_expected:
+            items = checked_items(expected, cfg.registry, SHALLOW - depth)
+            self.unread_expected = False
+            try:
+                self.unread_array(expected, actual, parent.key(key), depth, items)
+            finally:
+                self.unread_expected = True
+        else:
+            self.unread_array(
+                expected, actual, parent.key(key), depth, cfg.items_of(None, expected)
+            )
+
     def unread_array(
-        self, expected: JsonArray, actual: JsonArray, where: Where, depth: int
+        self,
+        expected: JsonArray,
+        actual: JsonArray,
+        where: Where,
+        depth: int,
+        items: SchemaNode | None,
     ) -> None:
         """``Walk.array`` of two arrays, not both empty, without a node or spec, whose answer
         elements are unread (``key_array``, with ``self.unread`` set): paired by index or by
@@ -236,21 +277,32 @@ class UnreadSides:
         changed ``Walk.array``'s frame, and arrays 200 deep took 15% longer (5.5 to 6.4 ms
         equal, 7.5 to 8.4 ms differing), by CPython's frame-stack chunks."""
         cfg = self.cfg
-        items = cfg.items_of(None, expected)
-        chosen = unread_pairs(cfg, expected, actual, where, items)
-        if chosen is None:
-            self.unread = False
-            try:
-                self.array(expected, self.read_whole(actual, depth), where, None, None, depth)
-            finally:
-                self.unread = True
-            return
-        scored, lone_e, lone_a = chosen
+        lone_e: Sequence[int]
+        lone_a: Sequence[int]
+        if cfg.array_mode == "index" or cfg.default_align.mode == "ordered":
+            # (unread_pairs' answer where the elements pair by index, made here: each pair's
+            # indices are equal, so it shows no pairing)
+            common = min(len(expected), len(actual))
+            scored = [(i, i, 1.0) for i in range(common)]
+            lone_e, lone_a = range(common, len(expected)), range(common, len(actual))
+            by_score = False
+        else:
+            chosen = unread_pairs(cfg, expected, actual, where, items)
+            if chosen is None:
+                self.unread = False
+                try:
+                    self.array(expected, self.read_whole(actual, depth), where, None, None, depth)
+                finally:
+                    self.unread = True
+                return
+            scored, lone_e, lone_a = chosen
+            by_score = cfg.array_mode == "align" and cfg.default_align.mode == "hungarian"
+            if by_score or any(i != j for i, j, _ in scored):
+                shown = display_path(where.path)
+                self.out.pairings.extend(
+                    _new(Pairing, (shown, i, j, score)) for i, j, score in scored
+                )
         below = depth + 1
-        by_score = cfg.array_mode == "align" and cfg.default_align.mode == "hungarian"
-        if by_score or any(i != j for i, j, _ in scored):
-            shown = display_path(where.path)
-            self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
         outer, self.unread_of = self.unread_of, actual
         try:
             self._walk_pairs(scored, {}, expected, actual, where, items, depth)
