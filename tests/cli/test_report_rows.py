@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from pytest_jsonmatch.engine.walking import generated_scorers, row_scorers
+from pytest_jsonmatch.engine.walking import generated_scorers, row_scorers, unpaired
+from pytest_jsonmatch.reporting.run_model import row_writer
 
 from .test_score import write_jsonl
 
@@ -162,3 +163,130 @@ def test_the_row_form_prints_as_readable_python() -> None:
     # no values kept: the row is its head alone
     bare = scorer_source(node, tuple(invoice), tally=row_scorers.RowForm(False, 33, 10**15))
     assert "enc(" not in bare.split("def score")[1] and "append(h)" in bare
+
+
+# Lacking elements and keys: the walk writes their plain leaves' rows itself
+# (unpaired.ONE_SIDED_ROWS), as the writer would have written their FieldResults' rows.
+LEAVES: list[Any] = [*EDGES, -(10**18), 2**64, "z" * 300, None, {}, []]
+
+
+def _lacking_record(rng: random.Random, i: int) -> dict[str, Any]:
+    return {
+        "id": i,
+        "owner": {"name": rng.choice(WORDS), "seat": {"row": rng.randint(1, 9), "tag": None}},
+        "items": [
+            {
+                "sku": f"S{rng.randint(10, 99)}",
+                "qty": rng.choice([1, 2, 10**15, -0.0, 0.0]),
+                "note": rng.choice(LEAVES),
+                "dims": {"w": rng.choice(LEAVES), "h": 2.5},
+                "tags": rng.sample(WORDS, rng.randint(0, 2)),
+            }
+            for _ in range(rng.randint(1, 4))
+        ],
+        "codes": rng.sample(LEAVES[:10], rng.randint(0, 3)),
+    }
+
+
+def _lacking_answer(rng: random.Random, record: dict[str, Any]) -> Any:
+    answer = json.loads(json.dumps(record))
+    for _ in range(rng.randint(1, 3)):
+        change = rng.randrange(7)
+        if change == 0:
+            answer["items"] = answer["items"][rng.randint(1, 3) :]  # elements omitted
+        elif change == 1:  # elements hallucinated, their values of every kind
+            more = dict(record["items"][0], note=rng.choice(LEAVES))
+            answer["items"] += [more] * rng.randint(1, 2)
+        elif change == 2:
+            answer[rng.choice(["po", "extra"])] = rng.choice(LEAVES)  # a key gold lacks
+        elif change == 3:
+            answer["owner"]["nick"] = rng.choice(LEAVES)  # ... in a nested object
+        elif change == 4:
+            answer["owner"].pop(rng.choice(["name", "seat"]), None)  # a key the answer lacks
+        elif change == 5 and answer["items"]:
+            answer["items"][0].pop(rng.choice(["sku", "note", "dims"]), None)
+        else:
+            answer["codes"] = answer["codes"][1:] + rng.sample(LEAVES[:10], 1)
+    return answer
+
+
+LACKING_OPTIONS = {
+    "plain": [],
+    "two-processes": ["-j", "2"],
+    "structural": ["--metric", "structural_f1"],  # nulls one side lacks count as absent
+    "rules": [
+        "--option",
+        'fields={"items[].qty": {"min_score": 0.5}, "items[].dims": {"skip": true}, '
+        '"po": {"skip": true}}',
+    ],
+}
+
+
+@pytest.mark.parametrize("mode", ["short", "full", "none"])
+@pytest.mark.parametrize("options", sorted(LACKING_OPTIONS))
+def test_lacking_elements_and_keys_write_the_report_the_fields_write(
+    tmp_path: Path, jsonmatch_main: Any, monkeypatch: pytest.MonkeyPatch, mode: str, options: str
+) -> None:
+    """The report of records whose answers lack elements and keys or have more of them
+    (flat and nested; nulls, big integers, long strings, float zeros of both signs, empty
+    containers among their values) is the same with every way of writing it: every row from
+    the fields; the row form with one-sided leaves left as FieldResults; and the walk
+    writing those leaves' rows."""
+    rng = random.Random(len(options) * 11 + len(mode))
+    gold = [_lacking_record(rng, i) for i in range(120)]
+    pred = [_lacking_answer(rng, record) for record in gold]
+    files = write_jsonl(tmp_path / "g.jsonl", gold), write_jsonl(tmp_path / "p.jsonl", pred)
+    args = ["score", *map(str, files), "--values", mode, *LACKING_OPTIONS[options]]
+    out = tmp_path / "report.json"
+    monkeypatch.setattr(row_scorers, "ROW_FORM", False)
+    by_fields = _report(jsonmatch_main, args, out)
+    monkeypatch.setattr(row_scorers, "ROW_FORM", True)
+    monkeypatch.setattr(unpaired, "ONE_SIDED_ROWS", False)
+    by_writer = _report(jsonmatch_main, args, out)
+    monkeypatch.setattr(unpaired, "ONE_SIDED_ROWS", True)
+    by_walk = _report(jsonmatch_main, args, out)
+    assert by_walk == by_fields
+    assert by_writer == by_fields
+    text = "\n".join(by_walk)
+    assert '"omission"' in text and '"hallucination"' in text
+
+
+def test_the_walk_writes_lacking_elements_and_keys_as_rows(
+    tmp_path: Path, jsonmatch_main: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The differential test above holds something: with the switch on, records whose
+    answers lack plain line items, a plain key or have a key more reach the writer as rows
+    and tallies alone (no FieldResult to write back), and with it off they do not."""
+    rng = random.Random(5)
+    gold = [_record(rng, i) for i in range(60)]
+    for record in gold:
+        record["note"] = "n"
+    pred = []
+    for i, record in enumerate(gold):
+        answer = json.loads(json.dumps(record))
+        if i % 3 == 0:
+            answer["items"] = answer["items"][:0]  # every line item omitted
+        elif i % 3 == 1:
+            answer["po"] = f"PO-{i}"  # a key gold lacks
+            del answer["vendor"]["address"]["city"]  # a key the answer lacks
+        else:
+            answer["items"].append(dict(answer["items"][0], qty=2**40))  # an element more
+        pred.append(answer)
+    files = write_jsonl(tmp_path / "g.jsonl", gold), write_jsonl(tmp_path / "p.jsonl", pred)
+    merged: list[int] = []
+    original = row_writer.RowWriter._merged
+
+    def counted(self: Any, fields: list[Any]) -> Any:
+        merged.append(len(fields))
+        return original(self, fields)
+
+    monkeypatch.setattr(row_writer.RowWriter, "_merged", counted)
+    args = ["score", *map(str, files)]
+    monkeypatch.setattr(unpaired, "ONE_SIDED_ROWS", False)
+    _report(jsonmatch_main, args, tmp_path / "r.json")
+    # (the first records take the general walk, before their shape's scorer is made)
+    assert len(merged) > 30
+    merged.clear()
+    monkeypatch.setattr(unpaired, "ONE_SIDED_ROWS", True)
+    _report(jsonmatch_main, args, tmp_path / "r.json")
+    assert len(merged) < 5

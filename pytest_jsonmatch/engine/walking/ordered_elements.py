@@ -10,7 +10,7 @@ from typing import Any
 from ..core.paths import Where
 from ..results.field_results import HALLUCINATION, OMISSION
 from ..schemas.eval_schema import SchemaNode
-from .unpaired import one_sided
+from .unpaired import one_sided_rows
 
 _new = tuple.__new__
 
@@ -80,15 +80,16 @@ def _unpaired_elements(
     below: int,
 ) -> None:
     """The elements past the ``common`` pairs of ``ordered_elements``: expected's omitted,
-    then (when extras count) actual's hallucinated."""
-    cfg = walk.cfg
+    then (when extras count) actual's hallucinated (in a walk that writes rows, their plain
+    leaves as rows: unpaired.one_sided_rows)."""
+    cfg, rows = walk.cfg, walk.rows
     whole = _new(Where, where)
     for i in range(common, len(expected)):
         element = walk.read_expected(expected[i], below)
-        one_sided(walk.out, cfg, element, whole.element(i), items, OMISSION, below)
+        one_sided_rows(walk.out, cfg, element, whole.element(i), items, OMISSION, below, rows)
     if cfg.count_extras:
         for j in range(common, len(actual)):
-            one_sided(
+            one_sided_rows(
                 walk.out,
                 cfg,
                 walk.read(actual[j], below),
@@ -96,4 +97,5 @@ def _unpaired_elements(
                 items,
                 HALLUCINATION,
                 below,
+                rows,
             )

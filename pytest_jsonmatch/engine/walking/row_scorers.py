@@ -33,7 +33,7 @@ from typing import Any, Protocol
 ROW_FORM = True  # False: no walk writes rows (dataset/scoring.py asks for none)
 
 # The factory's constants of the row form, passed by name (generated_scorers._make).
-ROW_NAMES = ("enc", "LIM", "ILIM")
+ROW_NAMES = ("enc", "LIM", "ILIM", "lack")
 
 
 class RowForm:
@@ -78,6 +78,11 @@ class Rows(Protocol):
         """The start of the row of a mismatch scoring 0.0 between two values kept whole
         (``"[h, "``; with no values kept, the whole row)."""
 
+    def one_sided(self, path: str, field_path: str, status: str, value: Any) -> str | None:
+        """The row of a leaf one side alone has (omission or hallucination, scoring 0), its
+        head made now; None where the row would not hold the value whole (the walk then
+        appends the leaf's FieldResult: unpaired.one_sided_rows, extra_leaf)."""
+
     def restart(self) -> None:
         """A walk of the record begins (again: the heads a walk that was given up added
         are taken back)."""
@@ -91,7 +96,14 @@ def row_constants(form: RowForm) -> dict[str, Any]:
     """The row form's constants, by the names its factory takes (ROW_NAMES)."""
     from json.encoder import encode_basestring  # what json writes a string with
 
-    return {"enc": encode_basestring, "LIM": form.str_limit, "ILIM": form.int_limit}
+    from .unpaired import lacking_key  # (a key actual lacks: its rows written too)
+
+    return {
+        "enc": encode_basestring,
+        "LIM": form.str_limit,
+        "ILIM": form.int_limit,
+        "lack": lacking_key,
+    }
 
 
 def row_header(n: int) -> list[str]:
@@ -153,7 +165,7 @@ def row_leaf(
     path, field path and actual path as the scorer writes them, ``declared`` its schema
     type (both sides of that type are tested for first). A match or a mismatch between
     values kept whole appends its row and its tally; any other field the FieldResult of
-    the full form."""
+    the full form; a key actual lacks is ``lack``'s (unpaired.lacking_key: its rows too)."""
     equal_one, exact = kind
     child, fld, act = places
     first = _TYPES.get(declared or "") if equal_one else None
@@ -162,7 +174,7 @@ def row_leaf(
         lines += _typed(i, first, exact, places, keep)
     lines += [
         f"        {'elif' if first is not None else 'if'} o is MISSING:",
-        f"            walk.node(walk.read_expected(v{i}, below), o, "
+        f"            lack(walk, walk.read_expected(v{i}, below), "
         f"new(Where, ({child}, {fld}, {act})), node{i}, below)",
         *(["            missing += 1"] if count_extras else []),
     ]

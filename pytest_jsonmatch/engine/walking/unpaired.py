@@ -19,8 +19,16 @@ from ..results.field_results import (
     FieldResult,
     FloorFailure,
     WalkOutput,
+    tally,
 )
 from ..schemas.eval_schema import SchemaNode
+
+# False: a walk that writes rows (row_scorers.py) leaves every one-sided leaf a FieldResult,
+# made into its row by the writer afterwards (one_sided_rows, extra_leaf)
+ONE_SIDED_ROWS = True
+
+_new = tuple.__new__
+_ROW_SCALARS = frozenset({str, int, float, bool})
 
 # a value still to visit: the value, where it sits, its schema node, its depth. (The value, a
 # JSON value, is read by the tag json_type names, which mypy cannot follow; a cast per value
@@ -105,6 +113,103 @@ def one_sided(
         _one_sided_leaf(out, current, where, spec, status)
     if keep and found is not None:
         found[key] = (value, out.fields[first_field:], out.floors[first_floor:])
+
+
+def one_sided_rows(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    value: JsonValue,
+    where: Where,
+    node: SchemaNode | None,
+    status: str,
+    depth: int,
+    rows: Any,
+) -> None:
+    """``one_sided`` for an element one side lacks, in a walk that writes rows (``rows``:
+    its row writer, row_scorers.Rows; None: one_sided itself). An object walked member by
+    member has each plain member written as its row then its tally, the row the writer
+    would have made of the member's FieldResult (``RowWriter.one_sided``), its head made in
+    the same order; a member the row cannot vouch for (a spec that skips it or sets a
+    floor, a null that may count as absent, a container, a value the report cuts) is left
+    to ``one_sided``, as is any other value."""
+    if (
+        rows is None
+        or not ONE_SIDED_ROWS
+        or type(value) is not dict
+        or not value
+        or cfg.is_leaf(node, value, depth)
+        or (cfg.schema_driven and node is not None and node.type not in (None, OBJECT))
+    ):
+        one_sided(out, cfg, value, where, node, status, depth)
+        return
+    spec = cfg.spec_at(where.path, node) if depth else None
+    if spec is not None and spec.skip:
+        return
+    # (rows and tallies among the fields: the row form's, read by its writer)
+    fields: list[Any] = out.fields
+    below = depth + 1
+    for child, at, sub, _ in _object_children(cfg, value, where, node, depth):
+        kind = type(child)
+        if kind in _ROW_SCALARS or (
+            child is None
+            and not cfg.null_absent
+            and not (cfg.schema_driven and sub is not None and sub.type == OBJECT)
+        ):
+            spec = cfg.spec_at(at.path, sub)
+            if spec is None or (not spec.skip and spec.min_score is None):
+                text = rows.one_sided(at.path, at.field, status, child)
+                if text is not None:
+                    fields += (text, tally(at.field, status, 0.0))
+                    continue
+        one_sided(out, cfg, child, at, sub, status, below)
+
+
+def lacking_key(
+    walk: Any, value: JsonValue, where: Where, node: SchemaNode | None, depth: int
+) -> None:
+    """``walk.node(value, MISSING, ...)`` for a key actual lacks, in a walk that writes rows
+    (the row form's plain keys: row_scorers.row_leaf): a plain value is written as its row
+    then its tally, an object's plain members as ``one_sided_rows`` writes them; a key a
+    spec skips, or a value the row cannot vouch for, takes the walk's own way."""
+    cfg = walk.cfg
+    spec = cfg.spec_at(where.path, node) if cfg.rules else (node.spec if node is not None else None)
+    if not ONE_SIDED_ROWS or (spec is not None and (spec.skip or spec.min_score is not None)):
+        walk.node(value, MISSING, where, node, depth)
+    elif type(value) in _ROW_SCALARS:
+        text = walk.rows.one_sided(where.path, where.field, OMISSION, value)
+        if text is None:
+            walk.node(value, MISSING, where, node, depth)
+        else:
+            fields: list[Any] = walk.out.fields  # (the row form's: a row, then its tally)
+            fields += (text, tally(where.field, OMISSION, 0.0))
+    else:
+        one_sided_rows(walk.out, cfg, value, where, node, OMISSION, depth, walk.rows)
+
+
+def extra_leaf(out: WalkOutput, rows: Any, where: Where, value: JsonValue, reason: str) -> None:
+    """A value only actual has, as one field (a hallucination scoring 0, ``reason`` its
+    reason): in a walk that writes rows (``rows``: its row writer), its row then its tally
+    where the writer can write its row now; else its FieldResult."""
+    if rows is not None and ONE_SIDED_ROWS:
+        text = rows.one_sided(where.path, where.field, HALLUCINATION, value)
+        if text is not None:
+            written: list[Any] = out.fields  # (the row form's: a row, then its tally)
+            written += (text, tally(where.field, HALLUCINATION, 0.0))
+            return
+    found = (
+        where.path,
+        HALLUCINATION,
+        0.0,
+        MISSING,
+        value,
+        "",
+        reason,
+        where.field,
+        None,
+        1.0,
+        None,
+    )
+    out.fields.append(_new(FieldResult, found))
 
 
 def _object_children(

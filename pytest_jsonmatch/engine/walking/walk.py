@@ -43,7 +43,7 @@ from . import generated_scorers as compiled
 from . import inline_leaves
 from .leaf_scoring import LeafScoring
 from .ordered_elements import INDEX_SUFFIXES
-from .unpaired import LoneLeaves, one_sided, shape_mismatch
+from .unpaired import LoneLeaves, extra_leaf, one_sided, shape_mismatch
 from .unread_sides import UnreadSides
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
@@ -52,9 +52,6 @@ _new = tuple.__new__
 # an empty mapping never written to: what _walk_pairs keeps no scorers in (a dict made for
 # every array would cost nested arrays, whose candidate walks meet each level many times)
 _NO_DICT: dict[tuple[object, ...], compiled.Scorer] = {}
-# a one-sided field's last three slots, as one_sided makes them (actual path, weight, what
-# was compared: the defaults)
-_ONE_SIDED_TAIL = (None, 1.0, None)
 
 
 def walk(
@@ -363,8 +360,9 @@ class Walk(LeafScoring, UnreadSides):
     ) -> None:
         """Fields only actual has: hallucinations (one each when the schema does not know
         them, however large). A scalar no node or rule can give a spec is its one field
-        here, as ``one_sided`` makes it (no field for a null where nulls count as absent)."""
-        cfg = self.cfg
+        here, as ``one_sided`` makes it (no field for a null where nulls count as absent); in
+        a walk that writes rows, such a field is its row and tally (``extra_leaf``)."""
+        cfg, rows = self.cfg, self.rows
         direct = props is None and not cfg.rules and not cfg.schema_driven
         for key, value in actual.items():
             if key in expected:
@@ -372,13 +370,7 @@ class Walk(LeafScoring, UnreadSides):
             child = where.actual_key(key)
             if direct and type(value) in SCALAR_TYPES:
                 if value is not None or not cfg.null_absent:
-                    self.out.fields.append(
-                        _new(
-                            FieldResult,
-                            (child.path, HALLUCINATION, 0.0, MISSING, value, "", "", child.field)
-                            + _ONE_SIDED_TAIL,
-                        )
-                    )
+                    extra_leaf(self.out, rows, child, value, "")
                 continue
             if cfg.schema_driven and (props is None or key not in props):
                 if cfg.rules and cfg.is_skipped(child.path):
@@ -388,18 +380,7 @@ class Walk(LeafScoring, UnreadSides):
                         )
                     )
                 else:
-                    self.out.fields.append(
-                        FieldResult(
-                            child.path,
-                            HALLUCINATION,
-                            0.0,
-                            MISSING,
-                            value,
-                            "",
-                            "not in the schema",
-                            child.field,
-                        )
-                    )
+                    extra_leaf(self.out, rows, child, value, "not in the schema")
                 continue
             self.node(
                 MISSING, value, child, props.get(key) if props is not None else None, depth + 1

@@ -142,23 +142,25 @@ class RowWriter:
         return tallies
 
     def _one_sided(self, field: FieldResult) -> str | None:
-        """The row of an omitted or hallucinated leaf kept whole (most FieldResults among
-        a dataset's rows: an element or a key one side lacks), as ``fields_text`` writes it;
-        None for any other field (``fields_text`` writes it)."""
+        """The row of an omitted or hallucinated leaf (most FieldResults among a dataset's
+        rows: an element or a key one side lacks), as ``fields_text`` writes it; None for
+        any other field (``fields_text`` writes it)."""
         path, status, score, expected, actual, _, _, field_path, _, weight, _ = field
         if (
             weight != 1.0
             or score != 0.0
             or copysign(1.0, score) < 0.0
             or (status != OMISSION and status != HALLUCINATION)
+            or (actual if status == OMISSION else expected) is not MISSING
         ):
             return None
-        if expected is MISSING:
-            value, sides = actual, "a"
-        elif actual is MISSING:
-            value, sides = expected, "e"
-        else:
-            return None
+        return self.one_sided(path, field_path, status, expected if status == OMISSION else actual)
+
+    def one_sided(self, path: str, field_path: str, status: str, value: Any) -> str | None:
+        """The row of a leaf one side alone has (``status`` omission: expected's, or
+        hallucination: actual's), scoring 0 and counting 1, its head made now; None where
+        the row would not hold ``value`` whole (``fields_text`` writes it). The walk asks
+        this of a lacking element's or key's leaves as it meets them (unpaired.py)."""
         if not self._keep:
             return f"[{self.table.found(path, field_path, status, '', 0.0)[0]}]"
         kind = type(value)
@@ -175,6 +177,6 @@ class RowWriter:
             text = "null" if value is None else None
         if text is None:
             return None
-        key = (path, field_path, status, sides, 0.0)
+        key = (path, field_path, status, "e" if status == OMISSION else "a", 0.0)
         got = self.table.known.get(key) or self.table.found(*key)  # (Heads.found's own first step)
         return f"[{got[0]}, {text}]"
