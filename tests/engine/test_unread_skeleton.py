@@ -21,11 +21,10 @@ import pytest
 
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine import entry
-from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.reading import intake
 from pytest_jsonmatch.engine.schemas import eval_schema
 from pytest_jsonmatch.engine.walking import generated_scorers as compiled
-from tests.helpers import fuzz_values as fv
+from tests.engine.test_pair_read_in_walk import both_ways, outcome
 from tests.helpers.run_records import Count
 from tests.helpers.switches import switched
 
@@ -77,21 +76,6 @@ ANSWERS: dict[str, dict[str, Any]] = {
     "more items": {"id": 1, "items": [*PLAIN, {"sku": "d", "qty": 4.5}]},
 }
 ALIGNS = [{}, {"align": "hungarian"}]
-
-
-def outcome(actual: Any, expected: Any, **options: Any) -> str:
-    """Everything match_json says of the pair, as exact text, or its error."""
-    try:
-        return fv.exact_repr(match_json(actual, expected, "field_f1", **options))
-    except JsonMatchError as exc:
-        return f"{type(exc).__name__}: {exc}"
-
-
-def both_ways(actual: Any, expected: Any, **options: Any) -> tuple[str, str]:
-    in_walk = outcome(actual, expected, **options)
-    with switched(entry, "READ_PAIR_IN_WALK", False):
-        door = outcome(actual, expected, **options)
-    return in_walk, door
 
 
 @pytest.fixture
