@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ...engine.core.slotted import Slotted
 from ...engine.core.values import MISSING
 from ...engine.results.field_results import MATCH
-from .aggregate import SCORE_EPSILON, case_dict, group_key
+from .aggregate import case_dict, case_passes, group_key
 from .comparisons import (
     FAILED,
     PASSED,
@@ -247,7 +247,7 @@ def _scored_texts(
     if group_by is not None:
         # one_run_case's figures: its status by the score alone (no floor, no conformance
         # here), its mean and its precision, recall and F1 plus 0.0 (a negative zero made 0.0)
-        status = PASSED if score >= threshold - SCORE_EPSILON else FAILED
+        status = PASSED if case_passes((score,), threshold) else FAILED
         plus = [number(value + 0.0) for value in (score, precision, recall, f1)]
         group = _encode_str(group_key(_Grouped(metric, file), group_by))
         found += (
