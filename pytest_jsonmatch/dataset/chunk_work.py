@@ -35,7 +35,7 @@ from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import Aggregates, listed_in_summary
 from ..reporting.run_model.comparison_lines import case_line, comparison_line, result_line
 from ..reporting.run_model.field_rows import Heads, stored_comparison
-from ..reporting.run_model.spool import json_line
+from ..reporting.run_model.spool import grouped_lines, items_text, json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, comparison_of, score_chunk
 from .sketch import SchemaSketch
@@ -224,9 +224,10 @@ def sketch_part(
 
 
 class Part(Slotted):
-    """What a run keeps of a scored chunk: its cases as lines of the report's case list,
-    its comparisons as lines of its comparison list (when a report keeps them), each line
-    JSON text ending in a newline, joined into one text (one string to hand back from a
+    """What a run keeps of a scored chunk: its cases as lines of the report's case list
+    (as a spool keeps them: ``spool.items_text``), its comparisons as lines of its
+    comparison list (when a report keeps them; each table's as ``spool.grouped_lines``
+    gives them, joined by newlines), each kind in one text (one string to hand back from a
     worker and to write), each case's scores by case id (when a baseline compares), and the
     chunk's aggregates."""
 
@@ -376,11 +377,8 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
                     for c, outcome in zip(scored.comparisons, scored.outcomes)
                 ]
             )
-            at = len(part.heads)
             part.heads.append(heads.heads)
-            if at:  # each line starts '{"heads": 0, ': the group's index in the part
-                lines = [f'{{"heads": {at}, {line[13:]}' for line in lines]
-            comparisons += lines
+            comparisons += grouped_lines(lines)  # (the spool writes the table's index)
         if keeps.case_scores:  # (a baseline's reader: only a run against one loads it)
             from ..reporting.verdicts.baseline import case_scores
 
@@ -394,8 +392,8 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
             pause()
     part.case_lines = len(cases)
     part.sketch = sketch if sketched else None
-    part.cases = _joined(cases)
-    part.comparisons = _joined(comparisons)
+    part.cases = items_text(cases)
+    part.comparisons = "\n".join(comparisons)
     return part
 
 
@@ -451,11 +449,3 @@ def _sketched(
             raise RecordError(f"{pair.where}: {exc}") from None
         added += 1
     return added
-
-
-def _joined(lines: list[str]) -> str:
-    """Lines as one text, each ending in a newline."""
-    if not lines:
-        return ""
-    lines.append("")
-    return "\n".join(lines)

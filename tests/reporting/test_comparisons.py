@@ -234,15 +234,17 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(
 def test_a_spool_moves_to_a_file_past_its_bound_and_reads_back_the_same(
     tmp_path, monkeypatch
 ) -> None:
-    """A spool holds its lines in memory (no file) until they pass ``HELD`` characters, then
+    """A spool holds its lines in memory (no file) until they pass ``HELD`` bytes, then
     moves them to a file in its folder and keeps writing there: read back, the objects
     and lines are those written, in order, whichever side of the move they were written
     on; closing removes the file."""
     from pytest_jsonmatch.reporting.run_model import spool as spool_module
 
     items = [{"n": i, "text": "é\u2028" * i} for i in range(40)]
-    line_chars = [len(spool_module.json_line(item)) + 1 for item in items]
-    bound = sum(line_chars[:10])  # the 11th line moves the spool: 10 lines fit exactly
+    kept_bytes = [
+        len((spool_module.ITEM + spool_module.json_line(item)).encode()) for item in items
+    ]
+    bound = sum(kept_bytes[:10])  # the 11th line moves the spool: 10 lines fit exactly
     monkeypatch.setattr(spool_module, "HELD", bound)
     kept = spool_module.Spool[dict](str(tmp_path))  # type: ignore[type-var]
     for at, item in enumerate(items[:10]):

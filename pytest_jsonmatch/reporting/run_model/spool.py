@@ -1,11 +1,16 @@
 """Reports of runs too large to hold: the cases and comparisons of a run kept on disk as
-they are made, one JSON line each, and the report written from there.
+they are made, as the report's lists will hold them, and the report written from there.
 
 A :class:`Spool` is an append-only list of JSON objects in a temporary file; it can be read
 back any number of times (each read streams the file), so a renderer that iterates over a
 report's ``cases`` reads a spooled report as it reads one in memory. A streamed report
 (:func:`write_streamed_report`) has the same keys and values as one :func:`build_report`
 makes; its ``cases`` and ``comparisons`` keep the order they were made in.
+
+A spool keeps each object's JSON text (one line: JSON text holds no raw newline) after
+``ITEM``, ``,\n    ``, UTF-8 encoded: the items of a report's list but for the first comma,
+so that writing the list into a report file is a copy of the file's bytes made by the
+system (``os.sendfile``), not a read, an edit and a write of them.
 """
 
 from __future__ import annotations
@@ -27,23 +32,27 @@ if TYPE_CHECKING:
     # (for type checkers only: typing compiles a bound written as a string)
     _File = TypeVar("_File", bound="TemporaryFile")
 
-_COPIED = 1 << 18  # characters of a spool copied into a report at a time
-HELD = 1 << 18  # characters a spool holds in memory before it moves to a file
+_COPIED = 1 << 18  # bytes or characters of a spool copied into a report at a time
+HELD = 1 << 18  # bytes a spool holds in memory before it moves to a file
 _LINES_WRITTEN = 256  # lines of a list held in memory joined into one write
+ITEM = ",\n    "  # what a spool keeps before each object's line (the report's separator)
+_ITEM_BYTES = ITEM.encode()
+_HEADS_AT = len('{"heads": 0, ')  # a part's comparison line starts so (append_part)
+_HEAD_TEXTS_KEPT = 65_536  # heads whose JSON text table_text remembers
 _Item = TypeVar("_Item", bound=Mapping[str, object])
 
 
 class TemporaryFile:
-    """Text written, then read back: held in memory until it passes ``HELD`` characters,
-    then moved to a file in a temporary folder (``directory``; None: the system's), so a
-    small run makes no file and a large one holds no more than that. :meth:`close` (or
-    leaving a ``with`` block) drops it and removes the file."""
+    """Bytes written, then read back: held in memory until they pass ``HELD``, then moved
+    to a file in a temporary folder (``directory``; None: the system's), so a small run
+    makes no file and a large one holds no more than that. :meth:`close` (or leaving a
+    ``with`` block) drops them and removes the file."""
 
     def __init__(self, directory: str | None, suffix: str) -> None:
         self._directory, self._suffix = directory, suffix
-        self._held: list[str] | None = []  # None: moved to the file
-        self._size = 0
-        self._out: IO[str] | None = None  # the file, open for writing until closed
+        self._held: list[bytes] | None = []  # None: moved to the file
+        self._size = 0  # bytes written, held or in the file
+        self._out: IO[bytes] | None = None  # the file, open for writing until closed
         self._closed = False
         self.path: str | None = None  # the file's, once there is one
 
@@ -52,37 +61,64 @@ class TemporaryFile:
         """What an error names: the file, or that the text is held in memory."""
         return self.path or "(a spool held in memory)"
 
-    def write(self, text: str) -> None:
+    def write(self, data: bytes) -> None:
         assert not self._closed, "write to a closed spool"
+        self._size += len(data)
         held = self._held
         if held is None:
             assert self._out is not None
-            self._out.write(text)
+            self._out.write(data)
             return
-        held.append(text)
-        self._size += len(text)
+        held.append(data)
         if self._size > HELD:
             self._move_to_file(held)
 
-    def _move_to_file(self, held: list[str]) -> None:
+    def _move_to_file(self, held: list[bytes]) -> None:
         import tempfile  # (only a run too large to hold: most runs make no file)
 
         fd, self.path = tempfile.mkstemp(
             prefix="jsonmatch-", suffix=self._suffix, dir=self._directory
         )
-        self._out = os.fdopen(fd, "w", encoding="utf-8")
-        self._out.write("".join(held))
+        self._out = os.fdopen(fd, "wb")
+        self._out.write(b"".join(held))
         self._held = None
 
     def reader(self, binary: bool = False) -> IO[Any]:
-        """What was written, from its start: a file to read (close it), in text or bytes."""
+        """What was written, from its start: a file to read (close it), in bytes or as UTF-8
+        text (lines end at a newline only)."""
         assert not self._closed, "read a closed spool"
         if self._held is not None:
-            text = "".join(self._held)
-            return io.BytesIO(text.encode("utf-8")) if binary else io.StringIO(text)
+            data = b"".join(self._held)
+            return io.BytesIO(data) if binary else io.StringIO(data.decode("utf-8"))
         assert self._out is not None and self.path is not None
         self._out.flush()
-        return open(self.path, "rb") if binary else open(self.path, encoding="utf-8")
+        return open(self.path, "rb") if binary else open(self.path, encoding="utf-8", newline="\n")
+
+    def copy_to(self, out: IO[bytes], start: int) -> None:
+        """The bytes written from the ``start``-th on appended to ``out`` (a binary file,
+        nothing left in its buffer): by the system where it can (``os.sendfile``: a file
+        to a file or a pipe, no byte through this process), else a block at a time."""
+        if self._held is not None:
+            out.write(memoryview(b"".join(self._held))[start:])
+            return
+        assert self._out is not None and self.path is not None
+        self._out.flush()
+        at, size = start, self._size
+        send = getattr(os, "sendfile", None)
+        if send is not None:
+            try:
+                target, source = out.fileno(), self._out.fileno()
+                while at < size:
+                    sent = send(target, source, at, size - at)
+                    if not sent:
+                        break  # (the file shorter than what was written to it: read below)
+                    at += sent
+            except OSError:  # no descriptor (io.UnsupportedOperation), or one it cannot write
+                pass
+        with open(self.path, "rb") as raw:
+            raw.seek(at)
+            while block := raw.read(_COPIED):
+                out.write(block)
 
     def close(self) -> None:
         self._closed, self._held = True, None
@@ -119,20 +155,6 @@ def _surrogate() -> re.Pattern[str]:
     return re.compile("[\ud800-\udfff]")
 
 
-def _renumbered(text: str, found: list[int]) -> str:
-    """Lines ``{"heads": k, ...`` (one a line, JSON text holding no newline of its own),
-    each ``k`` made ``found[k]``: each line's start looked up, not searched for (a pattern
-    substituted line by line cost a chunk of 256 comparisons about 1 ms)."""
-    starts = {f'{{"heads": {k}, ': f'{{"heads": {to}, ' for k, to in enumerate(found) if k != to}
-    lines = text.split("\n")
-    for at, line in enumerate(lines):
-        cut = line.find(", ") + 2
-        new = starts.get(line[:cut])
-        if new is not None:
-            lines[at] = new + line[cut:]
-    return "\n".join(lines)
-
-
 def _escape_surrogate(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
@@ -160,9 +182,20 @@ def dumps(value: object, indent: int | None = None) -> str:
     return escaped(json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False))
 
 
+def _utf8(text: str) -> bytes:
+    """JSON text as a spool keeps it: UTF-8, each lone surrogate (which UTF-8 cannot encode)
+    written as its escape first (:func:`escaped`, searched for only in a text that holds
+    one)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return escaped(text).encode("utf-8")
+
+
 class Spool(TemporaryFile, Generic[_Item]):
     """JSON objects kept in a temporary file (removed by :meth:`close`): of one kind, the
-    report's cases or its comparisons (``Spool[CaseDict]``), read back as they were kept."""
+    report's cases or its comparisons (``Spool[CaseDict]``), read back as they were kept.
+    Each is kept as its :func:`json_line` after ``ITEM`` (module docstring)."""
 
     def __init__(self, directory: str | None = None) -> None:
         super().__init__(directory, ".jsonl")
@@ -173,56 +206,64 @@ class Spool(TemporaryFile, Generic[_Item]):
 
     def append_line(self, line: str) -> None:
         """Keep an object already written as :func:`json_line` text."""
-        self.write(escaped(line) + "\n")
+        self.write(_utf8(ITEM + line))
         self._count += 1
 
     def append_lines(self, text: str, count: int) -> None:
-        """Keep ``count`` objects written as :func:`json_line` text, each line ending in a
-        newline, in one text (a worker's chunk)."""
-        self.write(escaped(text))
+        """Keep ``count`` objects written as :func:`json_line` text, in one text that holds
+        each line after ``ITEM`` (a worker's chunk: :func:`items_text`)."""
+        self.write(_utf8(text))
         self._count += count
 
     def __len__(self) -> int:
         return self._count
 
     def __iter__(self) -> Iterator[_Item]:
-        with self.reader() as fh:
-            for line in fh:
-                yield json.loads(line)
+        for line in self.lines():
+            yield json.loads(line)
 
     def write_items(self, fh: IO[str]) -> None:
         """The kept objects written to ``fh`` as the items of a report's list, one an
-        indented line (``\n    {...},\n    {...}\n  ``), copied a block at a time: the
-        lines are JSON text without a newline, so each newline but the last becomes ``,``
-        and a newline and the indent. A UTF-8 file whose newlines are written as they are
-        gets the spool's bytes (no text decoded and encoded again)."""
+        indented line (``\n    {...},\n    {...}\n  ``): the spool's bytes but its first
+        comma. A UTF-8 file whose newlines are written as they are gets them copied
+        (:meth:`TemporaryFile.copy_to`); any other file, decoded, a block at a time."""
         binary = _utf8_buffer(fh)
-        if binary is not None and self._held is None:
+        if binary is not None:
             fh.flush()
-            with self.reader(binary=True) as raw:
-                _copy_items(raw, binary, b"\n", b",\n    ")
+            self.copy_to(binary, 1)
         else:
             with self.reader() as text:
-                _copy_items(text, fh, "\n", ",\n    ")
+                text.read(1)
+                while block := text.read(_COPIED):
+                    fh.write(block)
+        fh.write("\n  ")
 
     def lines(self) -> Iterator[str]:
-        """The kept objects as JSON text, one a line (newline removed)."""
+        """The kept objects as JSON text, one a line (without ``ITEM``)."""
         with self.reader() as fh:
-            for line in fh:
-                yield line.rstrip("\n")
+            if fh.read(2) != ITEM[:2]:
+                return  # none kept
+            for line in fh:  # "    {...},\n", the last "    {...}"
+                yield line[4:-2] if line.endswith("\n") else line[4:]
 
 
-def _copy_items(src: IO[Any], fh: IO[Any], newline: Any, between: Any) -> None:
-    """``src``'s lines written to ``fh`` as a report list's items (Spool.write_items), in
-    text or in bytes."""
-    fh.write(between[1:])  # the first item's newline and indent
-    pending = False  # the block before ended with a line's newline
-    while block := src.read(_COPIED):
-        if pending:
-            fh.write(between)
-        pending = block.endswith(newline)
-        fh.write((block[:-1] if pending else block).replace(newline, between))
-    fh.write(between[1:-2])  # a newline and the list's indent
+def items_text(lines: list[str]) -> str:
+    """:func:`json_line` texts as :meth:`Spool.append_lines` takes them, each after ``ITEM``
+    (``lines`` is changed)."""
+    if not lines:
+        return ""
+    lines.insert(0, "")
+    return ITEM.join(lines)
+
+
+def grouped_lines(lines: list[str]) -> list[str]:
+    """The lines of one table's comparisons (each ``{"heads": 0, ...``) as a part's text
+    holds them (:meth:`ComparisonSpool.append_part`, the part's lines joined by newlines):
+    a line of a carriage return, which no JSON text holds raw, then each line without its
+    ``{"heads": 0, ``, for the spool to write its index in the report there."""
+    out = [line[_HEADS_AT:] for line in lines]
+    out.insert(0, "\r")
+    return out
 
 
 def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
@@ -235,6 +276,28 @@ def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
     return buffer  # type: ignore[no-any-return]
 
 
+# heads' JSON texts by the head (its five members: its score is table_score's 1.0, 0.0 or
+# None, so that heads equal as tuples have one text), for the tables of every chunk
+_head_texts: dict[tuple[object, ...], str] = {}
+
+
+def table_text(heads: list[Head]) -> str:
+    """A table of heads as :func:`encode_json` writes it (``[`` and the heads' texts joined
+    by ``, ``: its default separators), each head's text made once per process: most
+    chunks' tables repeat most heads."""
+    known = _head_texts
+    texts = []
+    for head in heads:
+        key = tuple(head)
+        text = known.get(key)
+        if text is None:
+            text = encode_json(head)
+            if len(key) == 5 and len(known) < _HEAD_TEXTS_KEPT:
+                known[key] = text
+        texts.append(text)
+    return "[" + ", ".join(texts) + "]"
+
+
 if TYPE_CHECKING:
     _Comparisons: TypeAlias = Spool[ComparisonDict]
 else:  # the same class: typing compiles a type argument written as a string
@@ -245,7 +308,7 @@ class ComparisonSpool(_Comparisons):
     """A report's comparisons kept as the report stores them (field_rows.py): each line
     refers to a table of heads by ``"heads"``, its first key. The tables are kept on disk
     too, one a line (a table equal to one kept before is kept once, known by its digest),
-    and written after the comparisons (:meth:`table_lines`): a long run's many chunks each
+    and written after the comparisons (:meth:`write_tables`): a long run's many chunks each
     bring one. Read back, each comparison is as it is held (its fields made from its
     rows)."""
 
@@ -259,20 +322,30 @@ class ComparisonSpool(_Comparisons):
         super().close()
 
     def append_part(self, text: str, count: int, tables: list[list[Head]]) -> None:
-        """Keep ``count`` comparisons written as :func:`json_line` text in one text (a
-        worker's chunk), each line ``{"heads": k, ...`` with its rows referring to the k-th
-        of ``tables``: each table is kept (or found kept), and each line's ``k`` becomes
-        its index in the report. A line's start is the only place ``{"heads": `` follows
-        a newline (JSON text holds no raw newline)."""
+        """Keep ``count`` comparisons of a worker's chunk: ``text`` holds the lines of each
+        of ``tables`` in turn, as :func:`grouped_lines` gives them, joined by newlines.
+        Each table is kept (or found kept), and its lines get its index in the report: each
+        newline (one before each line: JSON text holds none of its own) becomes ``ITEM``
+        and ``{"heads": k, ``, a table's carriage return found by the system's ``memchr``,
+        no line looked at in Python."""
         found = [self._table_index(table) for table in tables]
-        if text and found != list(range(len(found))):
-            text = _renumbered(text, found)
-        self.append_lines(text, count)
+        if not count:
+            return
+        data = _utf8(text)
+        at = data.find(b"\r")
+        for index in found:
+            assert at >= 0, "a part's text names fewer tables than it brings"
+            end = data.find(b"\r", at + 1)
+            # (the newline before the next table's carriage return is not a line's)
+            lines = data[at + 1 : end - 1 if end > 0 else len(data)]
+            self.write(lines.replace(b"\n", b'%s{"heads": %d, ' % (_ITEM_BYTES, index)))
+            at = end
+        self._count += count
 
     def _table_index(self, heads: list[Head]) -> int:
         import hashlib  # (only a JSON run's comparisons: it loads OpenSSL)
 
-        line = encode_json(heads)
+        line = table_text(heads)
         key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         at = self._known.get(key)
         if at is None:
@@ -283,6 +356,12 @@ class ComparisonSpool(_Comparisons):
     def table_lines(self) -> Iterator[str]:
         """The report's ``field_heads``, a table's JSON text at a time."""
         return self._tables.lines()
+
+    def write_tables(self, fh: IO[str]) -> None:
+        """The report's ``field_heads`` written to ``fh`` as :meth:`Spool.write_items`
+        writes a list's items ("" where there are none)."""
+        if len(self._tables):
+            self._tables.write_items(fh)
 
     def tables(self) -> list[list[Head]]:
         """The report's ``field_heads``, read back."""
@@ -308,23 +387,21 @@ def dump_report(
     gates, baseline = body.pop("gates"), body.pop("baseline", None)
     text = dumps(body, indent=2)
     fh.write(text[:-2])  # the object left open: '\n}' removed
-    tables: Iterable[str] = ()
     fh.write(',\n  "cases": [')
     _items(fh, cases)
     fh.write('],\n  "comparisons": [')
     if isinstance(comparisons, ComparisonSpool):
         _items(fh, comparisons)
-        tables = comparisons.table_lines()
-    elif comparisons is not None:
-        heads = Heads()
-        _items(fh, (stored_comparison(c, heads, 0) for c in comparisons))
-        tables = [encode_json(heads.heads)]
-    fh.write('],\n  "field_heads": [')
-    written = False
-    for table in tables:
-        fh.write((",\n    " if written else "\n    ") + table)
-        written = True
-    fh.write("\n  ]" if written else "]")
+        fh.write('],\n  "field_heads": [')
+        comparisons.write_tables(fh)
+    else:
+        tables = ""
+        if comparisons is not None:
+            heads = Heads()
+            _items(fh, (stored_comparison(c, heads, 0) for c in comparisons))
+            tables = "\n    " + encode_json(heads.heads) + "\n  "
+        fh.write('],\n  "field_heads": [' + tables)
+    fh.write("]")
     fh.write(',\n  "gates": ' + dumps(gates))
     if baseline is not None:
         fh.write(',\n  "baseline": ' + dumps(baseline))
