@@ -290,3 +290,85 @@ def test_the_walk_writes_lacking_elements_and_keys_as_rows(
     monkeypatch.setattr(unpaired, "ONE_SIDED_ROWS", True)
     _report(jsonmatch_main, args, tmp_path / "r.json")
     assert len(merged) < 5
+
+
+# RowWriter.took trusts the order its writers keep: each row followed by its tally, and no
+# other string among the fields (its docstring). These hold that order and what took does
+# with fields out of it.
+@pytest.mark.parametrize("records", ["invoices", "invoices hungarian", "lacking members"])
+def test_every_row_the_walk_writes_is_followed_by_its_tally(
+    tmp_path: Path, jsonmatch_main: Any, monkeypatch: pytest.MonkeyPatch, records: str
+) -> None:
+    seen: list[list[Any]] = []
+    original = row_writer.RowWriter.took
+
+    def took(self: Any, fields: list[Any]) -> Any:
+        seen.append(list(fields))
+        return original(self, fields)
+
+    monkeypatch.setattr(row_writer.RowWriter, "took", took)
+    rng = random.Random(17)
+    if records.startswith("invoices"):
+        gold = [_record(rng, i) for i in range(160)]
+        pred = [_answer(rng, record) for record in gold]
+    else:  # (elements and keys one side lacks: unpaired.py writes their rows)
+        gold = [_lacking_record(rng, i) for i in range(160)]
+        pred = [_lacking_answer(rng, record) for record in gold]
+    files = write_jsonl(tmp_path / "g.jsonl", gold), write_jsonl(tmp_path / "p.jsonl", pred)
+    extra = OPTIONS["hungarian"] if records.endswith("hungarian") else []
+    _report(jsonmatch_main, ["score", *map(str, files), *extra], tmp_path / "r.json")
+    rows = 0
+    for fields in seen:
+        for at, item in enumerate(fields):
+            if type(item) is str:
+                rows += 1
+                assert at + 1 < len(fields), fields
+                after = fields[at + 1]
+                assert type(after) is tuple and len(after) == 3, (item, after)
+    assert len(seen) > 100 and rows > 1000  # (the row form wrote most fields)
+
+
+def _writer() -> row_writer.RowWriter:
+    from pytest_jsonmatch.reporting.run_model.field_rows import Heads
+
+    return row_writer.RowWriter(Heads(), "short")
+
+
+def test_took_keeps_rows_that_alternate_with_their_tallies() -> None:
+    from pytest_jsonmatch.engine.results.field_results import tally
+
+    writer = _writer()
+    writer.begin()
+    first, second = tally("a", "match", 1.0), tally("b", "mismatch", 0.0)
+    assert writer.took(["[0, 1]", first, "[1, 2, 3]", second]) == [first, second]
+    assert writer.text == "[0, 1], [1, 2, 3]"
+
+
+def test_took_hands_fields_out_of_that_order_to_merged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FieldResult or a tally whose row no one wrote, wherever it falls, and a row with no
+    tally after it: none is taken as a (row, tally) pair."""
+    from pytest_jsonmatch.engine.core.values import MISSING
+    from pytest_jsonmatch.engine.results.field_results import FieldResult, tally
+
+    hit = tally("a", "match", 1.0)
+    lone = FieldResult("b", "omission", 0.0, 5, MISSING, "", "", "b", None, 1.0, None)
+    merged: list[list[Any]] = []
+    original = row_writer.RowWriter._merged
+
+    def counted(self: Any, fields: list[Any]) -> Any:
+        merged.append(fields)
+        return original(self, fields)
+
+    monkeypatch.setattr(row_writer.RowWriter, "_merged", counted)
+    for fields in (
+        ["[0, 1]", hit, lone],  # a FieldResult last
+        ["[0, 1]", hit, lone, "[0, 1]", hit],  # ... between rows
+        ["[0, 1]", hit, lone, lone, "[0, 1]", hit],  # two: the parity comes back
+        [hit, "[0, 1]", hit],  # a tally with no row
+        ["[0, 1]", hit, "[0, 1]"],  # a row with no tally
+    ):
+        writer = _writer()
+        writer.begin()
+        writer.took(list(fields))
+        assert merged and merged[-1] == fields
+        merged.clear()

@@ -82,16 +82,23 @@ class RowWriter:
 
     def took(self, fields: list[Any]) -> list[Tally]:
         """A row-form walk's fields (each row the scorers wrote, then its tally; the general
-        walk's FieldResults) as the record's tallies, its rows kept in :attr:`text`."""
+        walk's FieldResults) as the record's tallies, its rows kept in :attr:`text`.
+
+        Whoever writes a row appends its tally right after it (the generated scorers'
+        row form, unpaired.py), and nothing else is a string: the fields are runs of
+        (row, tally) pairs and lone non-strings (a FieldResult, or a tally whose row no one
+        wrote). The first lone one would sit at an even place, where ``join`` refuses it;
+        so a join of the even places that succeeds, over an even count, leaves tallies
+        alone at the odd ones, with no pass over their types. Else :meth:`_merged` sorts
+        them (tests/cli/test_report_rows.py holds both ways to the fields' own rows)."""
         try:  # (join takes strings only: a text that is not one is a FieldResult or a tally)
             text = ", ".join(fields[0::2])
         except TypeError:
             return self._merged(fields)
-        tallies = fields[1::2]
-        if len(fields) % 2 == 0 and set(map(type, tallies)) <= _TALLY:
-            self.text = text
-            return tallies
-        return self._merged(fields)
+        if len(fields) % 2:  # (a row without its tally: none is written so)
+            return self._merged(fields)
+        self.text = text
+        return fields[1::2]
 
     def _merged(self, fields: list[Any]) -> list[Tally]:
         """:meth:`took` for fields among which are FieldResults: the runs of rows and
