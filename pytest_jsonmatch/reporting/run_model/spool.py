@@ -83,16 +83,15 @@ class TemporaryFile:
         self._out.write(b"".join(held))
         self._held = None
 
-    def reader(self, binary: bool = False) -> IO[Any]:
-        """What was written, from its start: a file to read (close it), in bytes or as UTF-8
-        text (lines end at a newline only)."""
+    def reader(self) -> IO[str]:
+        """What was written, from its start, as UTF-8 text: a file to read (close it), whose
+        lines end at a newline only."""
         assert not self._closed, "read a closed spool"
         if self._held is not None:
-            data = b"".join(self._held)
-            return io.BytesIO(data) if binary else io.StringIO(data.decode("utf-8"))
+            return io.StringIO(b"".join(self._held).decode("utf-8"))
         assert self._out is not None and self.path is not None
         self._out.flush()
-        return open(self.path, "rb") if binary else open(self.path, encoding="utf-8", newline="\n")
+        return open(self.path, encoding="utf-8", newline="\n")
 
     def copy_to(self, out: IO[bytes], start: int) -> None:
         """The bytes written from the ``start``-th on appended to ``out`` (a binary file,
