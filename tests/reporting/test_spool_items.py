@@ -133,6 +133,14 @@ def test_a_tables_text_is_the_encoders(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sorted(spool_module._head_texts) == sorted(map(tuple, plain))
 
 
+def test_heads_texts_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spool_module, "_head_texts", {})
+    monkeypatch.setattr(spool_module, "_HEAD_TEXTS_KEPT", 3)
+    table = [[f"k{i}", f"k{i}", "match", "=", 1.0] for i in range(5)]
+    assert table_text(table) == table_text(table) == encode_json(table)
+    assert list(spool_module._head_texts) == [tuple(head) for head in table[:3]]
+
+
 @pytest.mark.parametrize("held", [True, False], ids=["held", "in-a-file"])
 @pytest.mark.parametrize(
     "target", ["file", "appended-file", "utf-16-file", "text-buffer", "sent-in-pieces"]

@@ -38,7 +38,7 @@ _LINES_WRITTEN = 256  # lines of a list held in memory joined into one write
 ITEM = ",\n    "  # what a spool keeps before each object's line (the report's separator)
 _ITEM_BYTES = ITEM.encode()
 _HEADS_AT = len('{"heads": 0, ')  # a part's comparison line starts so (append_part)
-_HEAD_TEXTS_KEPT = 65_536  # heads whose JSON text table_text remembers
+_HEAD_TEXTS_KEPT = 16_384  # heads whose JSON text table_text remembers (a few MB at most)
 _Item = TypeVar("_Item", bound=Mapping[str, object])
 
 
