@@ -33,7 +33,7 @@ from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import Aggregates, listed_in_summary
-from ..reporting.run_model.comparison_lines import case_line, comparison_line, result_line
+from ..reporting.run_model.comparison_lines import case_line, comparison_line, scored_lines
 from ..reporting.run_model.field_rows import Heads, stored_comparison
 from ..reporting.run_model.spool import grouped_lines, items_text, json_line
 from .fitting import fitting
@@ -337,7 +337,7 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
         if sketch is not None:  # (what sketch_part does, on the records decoded here)
             sketched += _sketched(sketch, group, skip, fits)
         # a report's lines alone (no baseline) are written from the outcomes: no Comparison
-        # is made for a pair that was scored (comparison_lines.result_line)
+        # is made for a pair that was scored (comparison_lines.scored_lines)
         from_outcomes = keeps.comparisons and not keeps.case_scores
         # the group's own table of field heads (its comparisons' rows refer to it): the
         # same tables whichever chunks the groups travel in (-j N writes -j 1's report);
@@ -401,7 +401,7 @@ def _outcome_lines(
     pairs: Sequence[Pair], scored: Scored, settings: ScoreSettings, heads: Heads
 ) -> list[str]:
     """The report lines of ``pairs`` scored with ``made=False``: a scored pair's from its
-    outcome (``result_line``; its Comparison made only for an unusual result), an unscored
+    outcome (``scored_lines``; its Comparison made only for an unusual result), an unscored
     one's from its comparison (in ``scored.comparisons``, in order)."""
     unscored = iter(scored.comparisons)
     threshold, values = settings.threshold, settings.values
@@ -414,13 +414,13 @@ def _outcome_lines(
             lines.append(scored.lines[id(pair)][0])
             continue
         passed = outcome.passed(threshold, settings.invalid_fails)
-        line = result_line(
-            outcome, pair.case_id, threshold, passed, (pair.file, pair.line), values, heads
-        )
-        if line is None:
+        place = (pair.file, pair.line)
+        found = scored_lines(outcome, pair.case_id, threshold, passed, place, values, heads)
+        if found is None:
             comparison = comparison_of(pair, outcome, settings)
-            line = comparison_line(comparison, outcome.fields, values, heads)
-        lines.append(line)
+            lines.append(comparison_line(comparison, outcome.fields, values, heads))
+        else:
+            lines.append(found[0])
     return lines
 
 

@@ -431,13 +431,13 @@ def test_a_generated_case_line_is_the_bytes_of_its_dict(group_by: str) -> None:
     ids=["plain", "hungarian", "cut", "schema"],
 )
 def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[str, Any]) -> None:
-    """result_line (a dataset's report line written from the engine's result, no Comparison
-    made) is comparison_line of the Comparison the dataset records for it, byte for byte
-    and each table filled alike; None, before any field is written, for a result with
-    pairings, a floor failure, a cut answer or a conformance."""
+    """scored_lines' comparison line (a dataset's report line written from the engine's
+    result, no Comparison made) is comparison_line of the Comparison the dataset records
+    for it, byte for byte and each table filled alike; None, before any field is written,
+    for a result with pairings, a floor failure, a cut answer or a conformance."""
     from pytest_jsonmatch import match_json
     from pytest_jsonmatch.dataset.scoring import Pair, ScoreSettings, comparison_of
-    from pytest_jsonmatch.reporting.run_model.comparison_lines import result_line
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import scored_lines
 
     rng = random.Random(len(mode) + len(options))
     ours, theirs = Heads(), Heads()
@@ -464,9 +464,10 @@ def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[st
         pair = Pair(str(k), expected, answer, "", rng.choice(["", 'g "1".jsonl']), k or None)
         passed = result.passed(threshold, False)
         before = list(ours.heads)
-        line = result_line(
+        found = scored_lines(
             result, pair.case_id, threshold, passed, (pair.file, pair.line), mode, ours
         )
+        line = None if found is None else found[0]
         comparison = comparison_of(pair, result, settings)
         if line is None:
             declined += 1
@@ -488,15 +489,15 @@ def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[st
 
 @pytest.mark.parametrize("group_by", ["metric", "file", "folder"])
 def test_a_scored_pair_s_case_line_is_the_line_of_its_one_run_case(group_by: str) -> None:
-    """scored_lines writes a scored pair's comparison line (result_line's) and its case's
-    line from one set of texts: the case line is case_line of one_run_case, byte for byte,
-    for results whose figures are usual floats, zeros of both signs, whole numbers, a
-    boolean and NaN (these last declined by both or by neither), thresholds that pass and
-    fail them, files of every group, kept texts found again (each result written twice)
-    and cleared."""
+    """scored_lines writes a scored pair's comparison line (the same with no group_by) and
+    its case's line from one set of texts: the case line is case_line of one_run_case, byte
+    for byte, for results whose figures are usual floats, zeros of both signs, whole
+    numbers, a boolean and NaN (these last declined by both or by neither), thresholds that
+    pass and fail them, files of every group, kept texts found again (each result written
+    twice) and cleared."""
     from pytest_jsonmatch import match_json
     from pytest_jsonmatch.reporting.run_model.aggregate import one_run_case
-    from pytest_jsonmatch.reporting.run_model.comparison_lines import result_line, scored_lines
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import scored_lines
 
     rng = random.Random(group_by)
     figures: list[Any] = [0.0, -0.0, 1.0, 0.5, 0.1 + 0.2, 1, True, float("nan"), 0.75]
@@ -518,13 +519,13 @@ def test_a_scored_pair_s_case_line_is_the_line_of_its_one_run_case(group_by: str
             found = scored_lines(
                 result, str(k), threshold, passed, place, "short", ours, None, group_by
             )
-            line = result_line(result, str(k), threshold, passed, place, "short", theirs)
+            alone = scored_lines(result, str(k), threshold, passed, place, "short", theirs)
             if found is None:
                 declined += 1
-                assert line is None
+                assert alone is None
                 continue
             written += 1
-            assert found[0] == line
+            assert alone is not None and found[0] == alone[0] and alone[1] == ""
             case = one_run_case(
                 result,
                 case_id=str(k),

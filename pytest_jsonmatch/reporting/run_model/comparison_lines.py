@@ -113,26 +113,6 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
     return parts[0] + fields + parts[1] + end
 
 
-def result_line(
-    result: MatchResult,
-    case_id: str,
-    threshold: float,
-    passed: bool,
-    place: tuple[str, int | None],
-    mode: str,
-    heads: Heads,
-    rows: str | None = None,
-) -> str | None:
-    """:func:`comparison_line` of the comparison a dataset records for ``result`` (its case
-    ``case_id``, also its node id; its file and line ``place``; no field kept in it,
-    ``scoring.comparison_of``), for a usual result (no pairing, floor failure, cut answer
-    or conformance, its figures floats), written without making that Comparison; None for
-    any other, before any of its fields is written (the caller makes its Comparison).
-    ``rows``: the text of its fields' rows, written already (row_writer.py)."""
-    found = scored_lines(result, case_id, threshold, passed, place, mode, heads, rows)
-    return None if found is None else found[0]
-
-
 def scored_lines(
     result: MatchResult,
     case_id: str,
@@ -144,9 +124,15 @@ def scored_lines(
     rows: str | None = None,
     group_by: str | None = None,
 ) -> tuple[str, str] | None:
-    """:func:`result_line`, and with ``group_by`` also the line of the pair's case
-    (``case_line(one_run_case(result, ...), group_by)``; "" without), both from one set of
-    texts: a one-run case's figures are its comparison's (its mean, low and high the score).
+    """The :func:`comparison_line` of the comparison a dataset records for ``result`` (its
+    case ``case_id``, also its node id; its file and line ``place``; no field kept in it,
+    ``scoring.comparison_of``), written without making that Comparison, and with
+    ``group_by`` also the line of the pair's case (``case_line(one_run_case(result, ...),
+    group_by)``; "" without), both from one set of texts: a one-run case's figures are its
+    comparison's (its mean, low and high the score). None for an unusual result (a pairing,
+    a floor failure, a cut answer or a conformance, a figure that is no float), before any
+    of its fields is written: the caller makes its Comparison. ``rows``: the text of its
+    fields' rows, written already (row_writer.py).
     The texts of a result's figures and of what a run's lines share are kept together, by
     the figures (zeros left out: a negative zero is found by 0.0), so that a usual pair's
     two lines are two templates filled."""
