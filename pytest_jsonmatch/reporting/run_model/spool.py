@@ -352,10 +352,6 @@ class ComparisonSpool(_Comparisons):
             self._tables.append_line(line)
         return at
 
-    def table_lines(self) -> Iterator[str]:
-        """The report's ``field_heads``, a table's JSON text at a time."""
-        return self._tables.lines()
-
     def write_tables(self, fh: IO[str]) -> None:
         """The report's ``field_heads`` written to ``fh`` as :meth:`Spool.write_items`
         writes a list's items ("" where there are none)."""
