@@ -62,6 +62,7 @@ from .schemas.eval_schema import SchemaNode
 from .walking import generated_scorers
 from .walking.prefetch import prefetch_strings
 from .walking.rule_apart import takes, walked_apart
+from .walking.unread_sides import walks_unread
 from .walking.walk import Roots, walk, walk_counted
 
 if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _validator)
@@ -125,16 +126,16 @@ class Entry:
         self.countable = COUNT_TALLIES and _countable(metric, cfg, schema, self.options)
         self.roots: Roots = {}  # the counted records' root scorers (walk.walk_counted)
         # records whose actual side the walk may check as it reads it, instead of the door
-        # (walk.walk's ``unread``): generated scorers read it all (its extra keys and
-        # elements too, which count), no judge is handed its values, and nothing else reads
-        # that side before the walk (a schema's conformance check reads it after, once the
-        # walk found it all plain: what the door would have passed as it is)
+        # (walk.walk's ``unread``): the walk checks all it takes (``walks_unread``: its
+        # extra keys and elements too, which count), no judge is handed its values, and
+        # nothing else reads that side before the walk (a schema's conformance check reads
+        # it after, once the walk found it all plain: what the door would have passed as it is)
         self.unread = (
             READ_IN_WALK
-            and generated_scorers.compiles(cfg)
+            and walks_unread(cfg)
             and cfg.count_extras
             and not cfg.judged(schema)
-            and metric.prepare is None
+            and not metric.prepares(cfg)
             and metric.target is None
             and not cfg.prepares
             and not cfg.skip_patterns

@@ -47,6 +47,7 @@ class Metric(HashedSlotted):
         "description",
         "schema_reader",
         "prepare",
+        "prepares_when",
         "target",
         "finish",
         "finishes_when",
@@ -66,6 +67,9 @@ class Metric(HashedSlotted):
     # what the metric makes of both values before the walk, given its configuration
     # (structural_f1: keeps what its schema names, and checks it)
     prepare: Callable[[WalkConfig, JsonValue, JsonValue], tuple[JsonValue, JsonValue]] | None
+    # under which configuration ``prepare`` changes or checks anything (None: under any;
+    # structural_f1: only with a schema); a record it does not touch may be walked unread
+    prepares_when: Callable[[WalkConfig], bool] | None
     # the part of each side the metric compares, from the options (json_similarity:
     # UiPath's target_output_key); runs after parsing, before the walk
     target: Callable[[JsonValue, JsonValue, Options], tuple[JsonValue, JsonValue]] | None
@@ -102,13 +106,18 @@ class Metric(HashedSlotted):
         beta: Callable[[Options], float] | None = None,
         score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None,
         rules_apart: bool = False,
+        prepares_when: Callable[[WalkConfig], bool] | None = None,
     ) -> None:
         self.name, self.options, self.configure = name, options, configure
         self.headline, self.allow_array, self.description = headline, allow_array, description
         self.schema_reader, self.prepare, self.target = schema_reader, prepare, target
         self.finish, self.finishes_when = finish, finishes_when
         self.beta, self.score_fields = beta, score_fields
-        self.rules_apart = rules_apart
+        self.rules_apart, self.prepares_when = rules_apart, prepares_when
+
+    def prepares(self, cfg: WalkConfig) -> bool:
+        """Whether the ``prepare`` step reads the values under configuration ``cfg``."""
+        return self.prepare is not None and (self.prepares_when is None or self.prepares_when(cfg))
 
     def finishes(self, options: Options) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""

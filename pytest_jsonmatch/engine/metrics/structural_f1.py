@@ -262,6 +262,12 @@ def _others_allowed(node: SchemaNode) -> bool:
 # -- the metric ------------------------------------------------------------------------------
 
 
+def _has_schema(cfg: WalkConfig) -> bool:
+    """Whether ``keep_schema_fields`` reads the values: only with a schema (without one it
+    hands both back as they are, so the entry may let the walk read them unread)."""
+    return cfg.schema is not None
+
+
 def _beta(options: Options) -> float:
     return float(cast(float, options.get("beta", 1.0)))  # (a number: _configure checks it)
 
@@ -318,4 +324,5 @@ STRUCTURAL_F1 = Metric(
     description="structeval: order-agnostic arrays, leaf precision/recall, F-beta",
     schema_reader=read_schema_keys,
     prepare=keep_schema_fields,
+    prepares_when=_has_schema,
 )

@@ -18,12 +18,27 @@ from ..pairing.array_pairs import unread_pairs
 from ..reading.intake import MAX_KEYS, Unread, plain_within
 from ..results.field_results import HALLUCINATION, OMISSION, Pairing, WalkOutput
 from ..schemas.eval_schema import SchemaNode, checked_items
+from . import generated_scorers
 from .unpaired import LoneLeaves, one_sided
 
 _Value = TypeVar("_Value")  # a value of a side, handed back as it came
 # the alignments whose pairing may take an array's answer elements unread (unread_array)
 _UNREAD_ALIGNS = frozenset({"ordered", "hungarian"})
 _new = tuple.__new__  # (a Pairing built as walk.py builds it)
+
+
+def walks_unread(cfg: WalkConfig) -> bool:
+    """Whether a walk under ``cfg`` may take an unread side: each of its ways checks what it
+    takes of it. The generated scorers' configurations (``generated_scorers.compiles``),
+    and those of arrays paired by similarity (structural_f1's) under no schema-driven rule,
+    rule or leaf depth: the inline loop checks the objects' keys and scalars, and every
+    array, which the pair scores read, is read whole first (``key_array``)."""
+    return generated_scorers.compiles(cfg) or (
+        cfg.array_mode == "similarity"
+        and not cfg.schema_driven
+        and not cfg.rules
+        and cfg.leaf_depth is None
+    )
 
 
 class UnreadSides:
