@@ -28,7 +28,7 @@ generated text is printable (:func:`plan_source`). ``SPECIALISE = False`` turns 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from ..comparing import all_pairs
@@ -80,6 +80,14 @@ Scorer: TypeAlias = Callable[
 ]
 _FUNCTIONS: dict[Plan, tuple[Reader, Scorer]] = {}
 _SIGHTINGS: dict[Plan, int] = {}  # plans met, not yet written: how many times
+# An element's shape: its keys in order and its values' types
+Shape: TypeAlias = "tuple[tuple[object, ...], tuple[type, ...]]"
+# Plans laid out (``_laid_out``) by both sides' shapes (``_shapes``), with the policy and
+# the flag they were laid out under (a configuration's: its own table, checked by
+# identity); None where the general path scores such arrays. At most MAX_SIGHTINGS kept.
+_KEPT: dict[object, tuple[object, bool, tuple[list[str], tuple[object, ...], Plan] | None]] = {}
+_NONE = type(None)
+_SCALAR_TYPES = frozenset({str, int, float, bool, _NONE})  # (a null: absent)
 
 
 def similarity_rows(
@@ -102,18 +110,66 @@ def similarity_rows(
         return None
     if type(expected[0]) is not dict:  # scalars: each is its element's one field, path ""
         expected, actual = [{"": v} for v in expected], [{"": v} for v in actual]
-    seen_e = _survey(expected)
-    seen_a = _survey(actual) if seen_e is not None else None
-    if seen_e is None or seen_a is None:
+        shaped = None
+    else:
+        shaped = _shapes(expected, actual)
+    policy = cfg.type_policy
+    equal_one = cfg.every_type_scores_equal_one
+    kept = _KEPT.get(shaped[0]) if shaped is not None else None
+    if kept is not None and kept[0] is policy and kept[1] is equal_one:
+        _, _, laid = kept
+        if laid is None:
+            return None
+        keys, given, plan = laid
+        sizes_e, sizes_a = shaped[1], shaped[2]  # type: ignore[index]
+    else:
+        seen_e = _survey(expected)
+        seen_a = _survey(actual) if seen_e is not None else None
+        if seen_e is None or seen_a is None:
+            return None
+        sizes_e, sizes_a = seen_e[2], seen_a[2]
+        laid = _laid_out(seen_e, seen_a, policy, equal_one)
+        if shaped is not None:
+            if len(_KEPT) >= MAX_SIGHTINGS:
+                _KEPT.clear()
+            _KEPT[shaped[0]] = (policy, equal_one, laid)
+        if laid is None:
+            return None
+        keys, given, plan = laid
+    found = _FUNCTIONS.get(plan)
+    if found is None:
+        sightings = _SIGHTINGS.get(plan, 0) + 1
+        if sightings < WRITE_AT or len(_FUNCTIONS) >= MAX_SCORERS:
+            if len(_SIGHTINGS) < MAX_SIGHTINGS:
+                _SIGHTINGS[plan] = sightings
+            return None
+        found = _FUNCTIONS[plan] = _compiled(plan)
+        _SIGHTINGS.pop(plan, None)
+    read, scores = found
+    masks: dict[str, Any] = {}
+    bits: dict[str, int] = {}
+    rows_e = read(expected, keys, given, masks, bits)
+    rows_a = read(actual, keys, given, masks, bits) if rows_e is not None else None
+    if rows_e is None or rows_a is None:
         return None
+    return scores(rows_e, rows_a, sizes_e, sizes_a, given), float(len(keys)) if plan[1] else 1.0
+
+
+def _laid_out(
+    seen_e: tuple[dict[str, str], dict[str, int], list[int]],
+    seen_a: tuple[dict[str, str], dict[str, int], list[int]],
+    policy: Mapping[str, BoundComparator],
+    equal_one: bool,
+) -> tuple[list[str], tuple[object, ...], Plan] | None:
+    """From both sides' surveys: the shared keys in column order, their constants and the
+    plan; None where the general path must score the pairs (a key whose values differ in
+    type, a comparator of another form, too many columns)."""
     (tags_e, counts_e, sizes_e), (tags_a, counts_a, sizes_a) = seen_e, seen_a
     n, m = len(sizes_e), len(sizes_a)
-    policy = cfg.type_policy
     keys: list[str] = []
     forms: list[tuple[str, bool]] = []
     constants: list[object] = []
     by_tag: dict[str, tuple[str, tuple[object, ...]]] = {}
-    equal_one = cfg.every_type_scores_equal_one
     for key, tag in tags_e.items():
         other = tags_a.get(key)
         if other is None:
@@ -135,25 +191,46 @@ def similarity_rows(
     uniform = (
         k > 0 and all(full for _, full in forms) and sizes_e.count(k) == n and sizes_a.count(k) == m
     )
-    plan: Plan = (tuple(forms), uniform)
-    found = _FUNCTIONS.get(plan)
-    if found is None:
-        sightings = _SIGHTINGS.get(plan, 0) + 1
-        if sightings < WRITE_AT or len(_FUNCTIONS) >= MAX_SCORERS:
-            if len(_SIGHTINGS) < MAX_SIGHTINGS:
-                _SIGHTINGS[plan] = sightings
-            return None
-        found = _FUNCTIONS[plan] = _compiled(plan)
-        _SIGHTINGS.pop(plan, None)
-    read, scores = found
-    given = tuple(constants)
-    masks: dict[str, Any] = {}
-    bits: dict[str, int] = {}
-    rows_e = read(expected, keys, given, masks, bits)
-    rows_a = read(actual, keys, given, masks, bits) if rows_e is not None else None
-    if rows_e is None or rows_a is None:
+    return keys, tuple(constants), (tuple(forms), uniform)
+
+
+def _shapes(
+    expected: Sequence[JsonValue], actual: Sequence[JsonValue]
+) -> tuple[tuple[tuple[Shape, ...], tuple[Shape, ...]], list[int], list[int]] | None:
+    """Each side's distinct element shapes (an object's keys and its values' types) in the
+    order first met, as one key, and each side's elements' numbers of fields (values not
+    null): all that ``_survey`` reads of a side, so that a plan laid out once serves every
+    pair of arrays of those shapes (``_KEPT``). None where an element is not an object of
+    plain scalars (``_survey`` then says so)."""
+    found_e = _side_shapes(expected)
+    found_a = _side_shapes(actual) if found_e is not None else None
+    if found_e is None or found_a is None:
         return None
-    return scores(rows_e, rows_a, sizes_e, sizes_a, given), float(k) if uniform else 1.0
+    return (found_e[0], found_a[0]), found_e[1], found_a[1]
+
+
+def _side_shapes(elements: Sequence[JsonValue]) -> tuple[tuple[Shape, ...], list[int]] | None:
+    shapes: list[Shape] = []
+    sizes: list[int] = []
+    keys_met: tuple[object, ...] = ()
+    types_met: tuple[type, ...] = ()
+    size = 0
+    element: Any  # (read by its type)
+    for element in elements:
+        if type(element) is not dict:
+            return None
+        keys = tuple(element)
+        types = tuple(map(type, element.values()))
+        if keys != keys_met or types != types_met:  # (the last element's shape: common)
+            shape = (keys, types)
+            if shape not in shapes:
+                if not _SCALAR_TYPES.issuperset(types):
+                    return None
+                shapes.append(shape)
+            keys_met, types_met = keys, types
+            size = len(types) - types.count(_NONE)
+        sizes.append(size)
+    return tuple(shapes), sizes
 
 
 def _survey(

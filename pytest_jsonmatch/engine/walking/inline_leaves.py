@@ -30,6 +30,7 @@ from ..core.values import MISSING, SCALAR_TYPES, JsonArray, JsonObject, JsonValu
 from ..reading.intake import MAX_KEYS
 from ..results.field_results import MATCH, MISMATCH, OMISSION, FieldResult, WalkOutput
 from ..schemas.eval_schema import SchemaNode
+from .ordered_elements import INDEX_SUFFIXES
 
 # The general way of one key of an object (walk.Walk.key_of_object): the key, its value,
 # the other side's value (or MISSING), the object's place, its schema's properties, depth.
@@ -79,6 +80,26 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
 
         def key_array(
             self, key: str, expected: JsonArray, actual: JsonArray, parent: Where, depth: int
+        ) -> None: ...
+
+        def node(
+            self,
+            expected: JsonValue,
+            actual: JsonValue,
+            where: Where,
+            node: SchemaNode | None,
+            depth: int,
+        ) -> None: ...
+
+        unread_of: object
+
+        def node_read(
+            self,
+            expected: JsonValue,
+            actual: JsonValue,
+            where: Where,
+            items: SchemaNode | None,
+            depth: int,
         ) -> None: ...
 
 
@@ -269,3 +290,52 @@ def _node_less(
     inline_keys(walk, gold, actual, where, None, depth, loop[0], loop)
     if walk.cfg.count_extras and not actual.keys() <= gold.keys():
         walk.extras_read(gold, actual, where, None, depth)
+
+
+def plain_pairs(
+    walk: ObjectWalk,
+    scored: list[tuple[int, int, float]],
+    walked: dict[tuple[int, int], WalkOutput],
+    expected: JsonArray,
+    actual: JsonArray,
+    where: Where,
+    depth: int,
+) -> None:
+    """``Walk._walk_pairs`` of an array whose elements no node, rule or leaf depth reaches
+    (its ``plain`` arrays: structural_f1's, json_similarity's): each chosen pair of objects
+    walked as ``Walk.obj`` walks it, by this loop with the plan and set-up it would work out
+    for each (the same for every element: no node, no rule, no leaf depth), then its extra
+    keys; any other pair as ``_walk_pairs`` walks it. Apart from ``_walk_pairs``, whose
+    frame a deep array's walk stacks at every level, and which keeps its size."""
+    cfg = walk.cfg
+    below = depth + 1
+    plan = cfg.inline_plan(None, False, where.path)  # (no rule: the plan of every element)
+    loop = None if plan is None else _loop_of(walk, None, below, plan)
+    extras = cfg.count_extras
+    fields, pairings, floors = walk.out.fields, walk.out.pairings, walk.out.floors
+    path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
+    longest = max(len(expected), len(actual))  # (the first indices' text made once)
+    index = INDEX_SUFFIXES if longest <= len(INDEX_SUFFIXES) else [f"[{k}]" for k in range(longest)]
+    for i, j, _ in scored:
+        found = walked.get((i, j)) if walked else None
+        if found is not None:  # its walk is the one node() would do: take it as it is
+            fields.extend(found.fields)
+            pairings.extend(found.pairings)
+            floors.extend(found.floors)
+            continue
+        e, a = expected[i], actual[j]
+        at = _new(
+            Where,
+            (path + index[i], field, side + index[j] if moved is not None or i != j else None),
+        )
+        if type(e) is dict and type(a) is dict:
+            if loop is None:  # (no plan: Walk.obj's general loop)
+                walk.obj(e, a, at, None, below)
+                continue
+            inline_keys(walk, e, a, at, None, below, loop[0], loop)
+            if extras and not a.keys() <= e.keys():
+                walk.extras_read(e, a, at, None, below)
+        elif actual is walk.unread_of:  # (unread elements: UnreadSides.unread_array)
+            walk.node_read(e, a, at, None, below)
+        else:
+            walk.node(e, a, at, None, below)

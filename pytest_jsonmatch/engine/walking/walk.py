@@ -454,6 +454,9 @@ class Walk(LeafScoring, UnreadSides):
             else None
         )
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
+        if plain and inline_leaves.INLINE_LEAVES:  # (its own loop: this frame keeps its size)
+            inline_leaves.plain_pairs(self, scored, walked, expected, actual, where, depth)
+            return
         tally, below = self.tally, depth + 1
         path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
         longest = max(len(expected), len(actual))  # (the first indices' text made once)

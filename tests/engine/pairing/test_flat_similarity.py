@@ -265,3 +265,44 @@ def test_the_generated_text_can_be_printed() -> None:
     assert "def scores(rows_e, rows_a, sizes_e, sizes_a, constants):" in text
     assert "if x1 is not None and y1 is not None:" in text  # the partial column's guard
     compile(text, "<plan>", "exec")
+
+
+def test_a_plan_laid_out_once_serves_arrays_of_the_same_shapes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Arrays whose elements have the shapes (keys in order, values' types) of arrays met
+    before take the plan laid out then (``_KEPT``), and score as the general path does;
+    a shape that differs in a key's place, a missing key, a null or a number's type, or a
+    configuration of other comparators, lays one out again."""
+    monkeypatch.setattr(flat_similarity, "_KEPT", {})
+    laid: list[int] = []
+    real = flat_similarity._laid_out
+
+    def counted(*args: Any) -> Any:
+        laid.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(flat_similarity, "_laid_out", counted)
+    first = [{"sku": "a b", "qty": 1}, {"sku": "c", "qty": 2}]
+    answer = [{"sku": "a", "qty": 1}, {"sku": "c d", "qty": 3}, {"sku": "b", "qty": 2}]
+    met = [
+        (first, answer, {}, 1),
+        ([{"sku": "x", "qty": 7}, {"sku": "a b", "qty": 2}], answer[::-1], {}, 1),  # (kept)
+        (first, [*answer[:2], {"sku": "b"}], {}, 2),  # a key left out
+        (first, [*answer[:2], {"qty": 2, "sku": "b"}], {}, 3),  # the keys in another order
+        (first, [*answer[:2], {"sku": "b", "qty": None}], {}, 4),  # a null
+        (first, [*answer[:2], {"sku": "b", "qty": 2.0}], {}, 5),  # a float for an int
+        (first, answer, {"string_evaluator": "binary"}, 6),  # other comparators
+        (first, answer, {}, 7),  # (one configuration's plan kept for a pair of shapes)
+    ]
+    for expected, actual, options, count in met:
+        fast, general = both_ways(expected, actual, options)
+        assert fast is not None
+        rows, scale = fast
+        assert scale == general[1]
+        assert [[s.hex() for s in row] for row in rows] == [
+            [float(s).hex() for s in row] for row in general[0]
+        ]
+        assert len(laid) == count, (actual, options)
+    # five pairs of shapes met: each kept once
+    assert len(flat_similarity._KEPT) == 5
