@@ -35,7 +35,7 @@ from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import Aggregates, listed_in_summary
 from ..reporting.run_model.comparison_lines import case_line, comparison_line, scored_lines
 from ..reporting.run_model.field_rows import Heads, stored_comparison
-from ..reporting.run_model.spool import grouped_lines, items_text, json_line
+from ..reporting.run_model.spool import bare, items_text, json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, comparison_of, score_chunk
 from .sketch import SchemaSketch
@@ -225,11 +225,11 @@ def sketch_part(
 
 class Part(Slotted):
     """What a run keeps of a scored chunk: its cases as lines of the report's case list
-    (as a spool keeps them: ``spool.items_text``), its comparisons as lines of its
-    comparison list (when a report keeps them; each table's as ``spool.grouped_lines``
-    gives them, joined by newlines), each kind in one text (one string to hand back from a
-    worker and to write), each case's scores by case id (when a baseline compares), and the
-    chunk's aggregates."""
+    (as a spool keeps them: ``spool.items_text``; one text to hand back from a worker and
+    to write), its comparisons' lines (when a report keeps them), each table's bare
+    (``spool.bare``: the spool writes the table's index in the report at their start),
+    each case's scores by case id (when a baseline compares), and the chunk's
+    aggregates."""
 
     __slots__ = (
         "aggregates",
@@ -247,7 +247,8 @@ class Part(Slotted):
     count: int  # cases
     case_lines: int  # of them, those whose lines are kept (Keeps.all_cases)
     cases: str
-    comparisons: str
+    # each table's comparison lines, bare, in the order of ``heads``
+    comparisons: list[list[str]]
     # the tables its comparisons' rows refer to, one per group scored together, named by
     # each comparison's "heads" (its index here; the spool makes it the report's)
     heads: list[list[Head]]
@@ -264,14 +265,15 @@ class Part(Slotted):
         count: int = 0,
         case_lines: int = 0,
         cases: str = "",
-        comparisons: str = "",
+        comparisons: list[list[str]] | None = None,
         heads: list[list[Head]] | None = None,
         case_scores: dict[str, CaseScores] | None = None,
         sketch: SchemaSketch | None = None,
         judge: JudgeDict | None = None,
     ) -> None:
         self.aggregates, self.count, self.case_lines = aggregates, count, case_lines
-        self.cases, self.comparisons = cases, comparisons
+        self.cases = cases
+        self.comparisons = [] if comparisons is None else comparisons
         self.heads = [] if heads is None else heads
         self.case_scores = {} if case_scores is None else case_scores
         self.sketch, self.judge = sketch, judge
@@ -319,7 +321,6 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
     pairs = unpacked(chunk)
     aggregates = Aggregates(settings.group_by)
     cases: list[str] = []
-    comparisons: list[str] = []
     part = Part(aggregates, len(pairs))
     skip = None
     sketch, sketched, fits = None, 0, None
@@ -371,14 +372,16 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
                 _outcome_lines(group, scored, settings, heads)
                 if from_outcomes
                 else [
-                    comparison_line(c, outcome.fields, settings.values, heads)
-                    if isinstance(outcome, MatchResult)
-                    else json_line(stored_comparison(c.to_dict(), heads, 0))
+                    bare(
+                        comparison_line(c, outcome.fields, settings.values, heads)
+                        if isinstance(outcome, MatchResult)
+                        else json_line(stored_comparison(c.to_dict(), heads, 0))
+                    )
                     for c, outcome in zip(scored.comparisons, scored.outcomes)
                 ]
             )
             part.heads.append(heads.heads)
-            comparisons += grouped_lines(lines)  # (the spool writes the table's index)
+            part.comparisons.append(lines)  # (the spool writes the table's index)
         if keeps.case_scores:  # (a baseline's reader: only a run against one loads it)
             from ..reporting.verdicts.baseline import case_scores
 
@@ -393,22 +396,22 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps, pause: Pau
     part.case_lines = len(cases)
     part.sketch = sketch if sketched else None
     part.cases = items_text(cases)
-    part.comparisons = "\n".join(comparisons)
     return part
 
 
 def _outcome_lines(
     pairs: Sequence[Pair], scored: Scored, settings: ScoreSettings, heads: Heads
 ) -> list[str]:
-    """The report lines of ``pairs`` scored with ``made=False``: a scored pair's from its
-    outcome (``scored_lines``; its Comparison made only for an unusual result), an unscored
-    one's from its comparison (in ``scored.comparisons``, in order)."""
+    """The report lines of ``pairs`` scored with ``made=False``, bare (``spool.bare``): a
+    scored pair's from its outcome (``scored_lines``; its Comparison made only for an
+    unusual result), an unscored one's from its comparison (in ``scored.comparisons``, in
+    order)."""
     unscored = iter(scored.comparisons)
     threshold, values = settings.threshold, settings.values
     lines: list[str] = []
     for pair, outcome in zip(pairs, scored.outcomes):
         if not isinstance(outcome, MatchResult):
-            lines.append(json_line(stored_comparison(next(unscored).to_dict(), heads, 0)))
+            lines.append(bare(json_line(stored_comparison(next(unscored).to_dict(), heads, 0))))
             continue
         if scored.lines is not None:  # (written as it was scored)
             lines.append(scored.lines[id(pair)][0])
@@ -418,7 +421,7 @@ def _outcome_lines(
         found = scored_lines(outcome, pair.case_id, threshold, passed, place, values, heads)
         if found is None:
             comparison = comparison_of(pair, outcome, settings)
-            lines.append(comparison_line(comparison, outcome.fields, values, heads))
+            lines.append(bare(comparison_line(comparison, outcome.fields, values, heads)))
         else:
             lines.append(found[0])
     return lines

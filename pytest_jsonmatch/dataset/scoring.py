@@ -255,9 +255,9 @@ def _scored_line(
     writer: "RowWriter | None",
     lines: ModuleType,
 ) -> tuple[str, str]:
-    """A scored pair's report line (chunk_work.py writes the others'): from the rows the
-    scorers wrote (``writer.text``), else from its fields; its Comparison made only for a
-    result ``scored_lines`` declines. A result with floor failures has its rows written
+    """A scored pair's report line, bare (``spool.bare``; chunk_work.py writes the others'):
+    from the rows the scorers wrote (``writer.text``), else from its fields; its Comparison
+    made only for a result ``scored_lines`` declines. A result with floor failures has its rows written
     from its fields (their heads name the floors). With it, its case's line, where
     ``scored_lines`` writes it from the same texts ("": chunk_work.py writes it)."""
     rows = None if writer is None else writer.text
@@ -282,7 +282,9 @@ def _scored_line(
     comparison = comparison_of(pair, result, settings)
     fields = result.fields if rows is None else ()
     line: str = lines.comparison_line(comparison, fields, settings.values, heads, rows)
-    return line, ""
+    from ..reporting.run_model.spool import bare  # (loaded with comparison_lines)
+
+    return bare(line), ""
 
 
 def _gold(entry: Entry, pair: Pair) -> tuple[JsonValue, int]:

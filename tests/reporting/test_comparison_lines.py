@@ -432,12 +432,14 @@ def test_a_generated_case_line_is_the_bytes_of_its_dict(group_by: str) -> None:
 )
 def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[str, Any]) -> None:
     """scored_lines' comparison line (a dataset's report line written from the engine's
-    result, no Comparison made) is comparison_line of the Comparison the dataset records
-    for it, byte for byte and each table filled alike; None, before any field is written,
-    for a result with pairings, a floor failure, a cut answer or a conformance."""
+    result, no Comparison made; bare, as a part keeps it) is comparison_line of the
+    Comparison the dataset records for it, byte for byte and each table filled alike; None,
+    before any field is written, for a result with pairings, a floor failure, a cut answer
+    or a conformance."""
     from pytest_jsonmatch import match_json
     from pytest_jsonmatch.dataset.scoring import Pair, ScoreSettings, comparison_of
     from pytest_jsonmatch.reporting.run_model.comparison_lines import scored_lines
+    from pytest_jsonmatch.reporting.run_model.spool import LINE_START
 
     rng = random.Random(len(mode) + len(options))
     ours, theirs = Heads(), Heads()
@@ -467,7 +469,7 @@ def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[st
         found = scored_lines(
             result, pair.case_id, threshold, passed, (pair.file, pair.line), mode, ours
         )
-        line = None if found is None else found[0]
+        line = None if found is None else LINE_START + found[0]
         comparison = comparison_of(pair, result, settings)
         if line is None:
             declined += 1

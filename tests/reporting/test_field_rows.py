@@ -14,8 +14,8 @@ import pytest
 from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
 from pytest_jsonmatch.reporting.run_model.spool import (
     ComparisonSpool,
+    bare,
     dump_report,
-    grouped_lines,
     json_line,
 )
 from pytest_jsonmatch.reporting.run_model.validation import ReportError, check_report
@@ -142,7 +142,7 @@ def _spooled(tmp_path, parts: list[tuple[list[dict[str, Any]], ...]]) -> Compari
         for fields in part:
             case += 1
             lines.append(json_line(stored_comparison(_comparison(str(case), fields), heads, 0)))
-        spool.append_part("\n".join(grouped_lines(lines)), len(lines), [heads.heads])
+        spool.append_part([[bare(line) for line in lines]], len(lines), [heads.heads])
     return spool
 
 

@@ -1,7 +1,7 @@
 """A spool keeps each object as a report's list holds it (reporting/run_model/spool.py:
 ``ITEM`` before each JSON line), so that the list goes into a report file as a copy of the
-spool's bytes: a chunk's comparisons get the report's table indices where the part's text
-marks its tables, whatever their values hold; a table's text is the encoder's; and the
+spool's bytes: a chunk's comparisons get the report's table indices at the start of each
+table's bare lines, whatever their values hold; a table's text is the encoder's; and the
 bytes are the same whichever way they are copied (by the system, a block at a time, as
 text), to whatever they are written."""
 
@@ -22,8 +22,8 @@ from pytest_jsonmatch.reporting.run_model.field_rows import Heads, stored_compar
 from pytest_jsonmatch.reporting.run_model.spool import (
     ComparisonSpool,
     Spool,
+    bare,
     encode_json,
-    grouped_lines,
     json_line,
     table_text,
 )
@@ -58,10 +58,12 @@ def _group(first: str, values: list[Any]) -> list[list[dict[str, Any]]]:
     ]
 
 
-def _part(groups: list[list[list[dict[str, Any]]]], case: list[int]) -> tuple[str, int, list]:
-    """A worker's part: each group with its own table, its lines as grouped_lines gives
-    them, all joined by newlines (dataset/chunk_work.py)."""
-    lines: list[str] = []
+def _part(
+    groups: list[list[list[dict[str, Any]]]], case: list[int]
+) -> tuple[list[list[str]], int, list]:
+    """A worker's part: each group with its own table, its lines bare
+    (dataset/chunk_work.py)."""
+    lines: list[list[str]] = []
     tables = []
     for group in groups:
         heads = Heads()
@@ -69,10 +71,10 @@ def _part(groups: list[list[list[dict[str, Any]]]], case: list[int]) -> tuple[st
         for fields in group:
             case[0] += 1
             comparison = _comparison(str(case[0]), fields)
-            written.append(json_line(stored_comparison(comparison, heads, 0)))
-        lines += grouped_lines(written)
+            written.append(bare(json_line(stored_comparison(comparison, heads, 0))))
+        lines.append(written)
         tables.append(heads.heads)
-    return "\n".join(lines), sum(len(g) for g in groups), tables
+    return lines, sum(len(g) for g in groups), tables
 
 
 def test_a_parts_lines_get_the_reports_table_indices_whatever_their_values_hold(
@@ -85,8 +87,8 @@ def test_a_parts_lines_get_the_reports_table_indices_whatever_their_values_hold(
     # tables by first sight: a 0, b 1, c 2; the second part's b, a, c are 1, 0, 2
     indices = [0] * 4 + [1] * 2 + [1] * 2 + [0] * 4 + [2] * 2 + [2] * 2
     with ComparisonSpool(str(tmp_path)) as spool:
-        for text, count, tables in parts:
-            spool.append_part(text, count, tables)
+        for lines, count, tables in parts:
+            spool.append_part(lines, count, tables)
         # a 4 comparisons, b 2, c 2: (4 + 2) + (2 + 4 + 2) + 2 + 0
         assert spool.path is not None and len(spool) == 16
         # each comparison as the report holds it: its table's index in the report first

@@ -126,7 +126,8 @@ def scored_lines(
 ) -> tuple[str, str] | None:
     """The :func:`comparison_line` of the comparison a dataset records for ``result`` (its
     case ``case_id``, also its node id; its file and line ``place``; no field kept in it,
-    ``scoring.comparison_of``), written without making that Comparison, and with
+    ``scoring.comparison_of``), bare as a part keeps it (``spool.bare``: the spool writes
+    its table's index), written without making that Comparison, and with
     ``group_by`` also the line of the pair's case (``case_line(one_run_case(result, ...),
     group_by)``; "" without), both from one set of texts: a one-run case's figures are its
     comparison's (its mean, low and high the score). None for an unusual result (a pairing,
@@ -175,7 +176,7 @@ def scored_lines(
         return None
     case = _encode_str(case_id)
     comparison_line = (
-        f'{{"heads": 0, "case_id": {case}, "nodeid": {case}, "seq": 0, "repeat": 0, '
+        f'"case_id": {case}, "nodeid": {case}, "seq": 0, "repeat": 0, '
         f'{found[0]}{line_text}, "fields": [{text}], "pairings": [], "floor_failures": [], '
         '"source": "case", "recording": ""}'
     )

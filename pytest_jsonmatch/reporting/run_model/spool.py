@@ -36,8 +36,9 @@ _COPIED = 1 << 18  # bytes or characters of a spool copied into a report at a ti
 HELD = 1 << 18  # bytes a spool holds in memory before it moves to a file
 _LINES_WRITTEN = 256  # lines of a list held in memory joined into one write
 ITEM = ",\n    "  # what a spool keeps before each object's line (the report's separator)
-_ITEM_BYTES = ITEM.encode()
-_HEADS_AT = len('{"heads": 0, ')  # a part's comparison line starts so (append_part)
+# a comparison line of a chunk's own table of heads starts so; a part keeps its lines
+# without it (bare), and the spool writes each table's index in the report there
+LINE_START = '{"heads": 0, '
 _HEAD_TEXTS_KEPT = 16_384  # heads whose JSON text table_text remembers (a few MB at most)
 _Item = TypeVar("_Item", bound=Mapping[str, object])
 
@@ -255,14 +256,11 @@ def items_text(lines: list[str]) -> str:
     return ITEM.join(lines)
 
 
-def grouped_lines(lines: list[str]) -> list[str]:
-    """The lines of one table's comparisons (each ``{"heads": 0, ...``) as a part's text
-    holds them (:meth:`ComparisonSpool.append_part`, the part's lines joined by newlines):
-    a line of a carriage return, which no JSON text holds raw, then each line without its
-    ``{"heads": 0, ``, for the spool to write its index in the report there."""
-    out = [line[_HEADS_AT:] for line in lines]
-    out.insert(0, "\r")
-    return out
+def bare(line: str) -> str:
+    """A comparison line of a chunk's table (``{"heads": 0, ...``) as a part keeps it,
+    without ``LINE_START`` (:meth:`ComparisonSpool.append_part`)."""
+    assert line.startswith(LINE_START), "a comparison line of another table"
+    return line[len(LINE_START) :]
 
 
 def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
@@ -320,25 +318,17 @@ class ComparisonSpool(_Comparisons):
         self._tables.close()
         super().close()
 
-    def append_part(self, text: str, count: int, tables: list[list[Head]]) -> None:
-        """Keep ``count`` comparisons of a worker's chunk: ``text`` holds the lines of each
-        of ``tables`` in turn, as :func:`grouped_lines` gives them, joined by newlines.
-        Each table is kept (or found kept), and its lines get its index in the report: each
-        newline (one before each line: JSON text holds none of its own) becomes ``ITEM``
-        and ``{"heads": k, ``, a table's carriage return found by the system's ``memchr``,
-        no line looked at in Python."""
-        found = [self._table_index(table) for table in tables]
-        if not count:
-            return
-        data = _utf8(text)
-        at = data.find(b"\r")
-        for index in found:
-            assert at >= 0, "a part's text names fewer tables than it brings"
-            end = data.find(b"\r", at + 1)
-            # (the newline before the next table's carriage return is not a line's)
-            lines = data[at + 1 : end - 1 if end > 0 else len(data)]
-            self.write(lines.replace(b"\n", b'%s{"heads": %d, ' % (_ITEM_BYTES, index)))
-            at = end
+    def append_part(self, lines: list[list[str]], count: int, tables: list[list[Head]]) -> None:
+        """Keep ``count`` comparisons of a worker's chunk: ``lines`` holds each of
+        ``tables``' comparison lines, bare (:func:`bare`). Each table is kept (or found
+        kept), and its lines written after ``ITEM`` and ``{"heads": k, ``, ``k`` its index
+        in the report: one join and one encoding a table, no line looked at in Python."""
+        assert len(lines) == len(tables), "a part's lines and tables differ in number"
+        for table, written in zip(tables, lines):
+            index = self._table_index(table)
+            if written:
+                start = f'{ITEM}{{"heads": {index}, '
+                self.write(_utf8(start.join(["", *written])))
         self._count += count
 
     def _table_index(self, heads: list[Head]) -> int:
