@@ -105,6 +105,25 @@ def test_a_counted_record_is_compared_pickled_and_copied_with_its_fields() -> No
     assert run.total_fields == sum(1 for f in full[0].fields if f.status != "skipped")
 
 
+def test_a_results_fields_are_its_own_or_made_once_and_its_other_reads_are_plain() -> None:
+    """``fields`` is a descriptor that gives way to the instance's own: no ``__getattr__``
+    on the class (which would send every read of a result's figures down the slow lookup),
+    and a result made without fields or a way to make them has none."""
+    from pytest_jsonmatch import MatchResult
+
+    assert "__getattr__" not in vars(MatchResult)
+    record = evaluate_records([INVOICE], [DAMAGED], "field_f1").records[0]
+    assert "fields" not in vars(record) and made(record) is False
+    first = record.fields
+    assert vars(record)["fields"] is first and record.fields is first  # (made once)
+    assert "_make_fields" not in vars(record)
+    bare = object.__new__(MatchResult)
+    with pytest.raises(AttributeError, match="'MatchResult' object has no attribute 'fields'"):
+        bare.fields  # noqa: B018
+    with pytest.raises(AttributeError):
+        record.no_such_figure  # type: ignore[attr-defined]  # noqa: B018
+
+
 def test_a_record_changed_before_its_fields_are_read_is_refused() -> None:
     expected = [copy.deepcopy(INVOICE)]
     actual = [copy.deepcopy(DAMAGED)]
