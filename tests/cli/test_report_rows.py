@@ -78,6 +78,8 @@ def _answer(rng: random.Random, record: dict[str, Any]) -> Any:
         answer["items"].reverse()
     if rng.random() < 0.4:
         answer["note"] = rng.choice(EDGES)
+    if rng.random() < 0.2:  # a boolean flipped, or given as the number it equals
+        answer["paid"] = rng.choice([not record["paid"], int(record["paid"])])
     for item in answer.get("items", []):
         if rng.random() < 0.3:
             item["description"] = item["description"][::-1]
@@ -160,6 +162,9 @@ def test_the_row_form_prints_as_readable_python() -> None:
     assert "if type(o) is str and type(v0) is str:" in source
     assert "append(f'{h}{enc(o)}]')" in source
     assert "append(f'{h}{v1!r}, {o!r}]')" in source  # a mismatch: both values
+    # a boolean's JSON text, tested for first as the others are
+    assert "if type(o) is bool and type(v3) is bool:" in source
+    assert """append(f'{h}{"true" if v3 else "false"}, {"true" if o else "false"}]')""" in source
     # no values kept: the row is its head alone
     bare = scorer_source(node, tuple(invoice), tally=row_scorers.RowForm(False, 33, 10**15))
     assert "enc(" not in bare.split("def score")[1] and "append(h)" in bare

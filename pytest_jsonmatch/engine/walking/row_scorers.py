@@ -149,7 +149,7 @@ def _field_result(
 
 
 # The Python type of a schema's scalar type, for which a key's first test is written.
-_TYPES = {"string": "str", "integer": "int", "number": "float"}
+_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
 
 def row_leaf(
@@ -203,7 +203,7 @@ def row_leaf(
 
 
 def _typed(i: int, kind: str, exact: bool, places: tuple[str, str, str], keep: bool) -> list[str]:
-    """The first test of a key whose schema type is ``kind`` (str, int, float): both sides
+    """The first test of a key whose schema type is ``kind`` (str, int, float, bool): both sides
     of it, their row and tally written with no other test of their type."""
     child = places[0]
     finite = "o - o == 0.0 and " if kind == "float" else ""
@@ -249,6 +249,8 @@ def _whole(kind: str, value: str, match: bool, keep: bool) -> str:
         return f"len({value}) <= LIM"
     if kind == "int":
         return f"-ILIM < {value} < ILIM"
+    if kind == "bool":
+        return "True"
     return value if match else "True"  # (a float: any finite one, but a match's zero)
 
 
@@ -257,6 +259,8 @@ def _written(kind: str, value: str) -> str:
     (a number's ``!r`` is its repr without a call of ``repr``)."""
     if kind == "str":
         return f"enc({value})"
+    if kind == "bool":
+        return f'"true" if {value} else "false"'
     # (a float's repr kept by value was found a third of the time: not kept)
     return f"{value}!r"
 
