@@ -4,14 +4,13 @@ can start a GitHub Actions workflow command, hold ``##[``, or carry a raw contro
 
 pytest prints a node id raw (the progress lines, the failure header, the short summary), so a
 case id or a file path that could break the rule is refused at collection; the plugin's own
-text (a failure, the annotations under GitHub Actions) is escaped. Real pytest processes, as
-CI reads their output, under the options that change what pytest prints."""
+text (a failure, the annotations under GitHub Actions) is escaped. Real pytest sessions, under
+the options that change what pytest prints, each run in this process (``pytester.inline_run``,
+no other plugin loaded, as ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` leaves it) with its terminal
+output taken whole, as CI reads it: every character, carriage returns included (pytester's
+own reading splits the text into lines, which drops them)."""
 
 from __future__ import annotations
-
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -26,29 +25,22 @@ STYLES = {"default": [], "v": ["-v"], "line": ["--tb=line"], "native": ["--tb=na
 CASE = "actual: {a: 1}\nexpected: {a: 2}\n"
 
 
-def _run(root, *flags: str) -> tuple[int, str]:
-    """pytest in ``root`` (golden cases in golden/, the target agent.py's, if any), under
-    GitHub Actions (where pytest's short summary prints a failure's whole text): its status
-    and everything it printed."""
+def _run(pytester, capsys, monkeypatch, *flags: str) -> tuple[int, str]:
+    """pytest in ``pytester.path`` (golden cases in golden/, the target agent.py's, if any),
+    under GitHub Actions (where pytest's short summary prints a failure's whole text): its
+    status and everything it printed."""
+    root = pytester.path
     target = "pythonpath = .\njsonmatch_target = agent:agent\n"
     (root / "pytest.ini").write_text(
         "[pytest]\njsonmatch_golden = golden\n" + (target if (root / "agent.py").exists() else "")
     )
+    for name in ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "GITHUB_ACTIONS", "CI"):
+        monkeypatch.setenv(name, "1" if name.startswith("PYTEST") else "true")
     plugin = ["-p", "pytest_jsonmatch.plugin", "-p", "no:cacheprovider", "--color=no"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *plugin, *flags],
-        cwd=root,
-        env={
-            **os.environ,
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-            "GITHUB_ACTIONS": "true",
-            "CI": "true",
-        },
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return done.returncode, done.stdout + done.stderr
+    capsys.readouterr()  # (what came before is not the session's)
+    status = pytester.inline_run(*plugin, *flags, no_reraise_ctrlc=True).ret
+    printed = capsys.readouterr()
+    return int(status), printed.out + printed.err
 
 
 def _commands(out: str) -> list[str]:
@@ -70,12 +62,12 @@ def _clean(out: str) -> bool:
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_a_case_id_holding_the_older_command_form_is_refused(tmp_path, style):
-    (tmp_path / "golden").mkdir()
-    (tmp_path / "golden" / "c.jsonmatch.yaml").write_text(
+def test_a_case_id_holding_the_older_command_form_is_refused(pytester, capsys, monkeypatch, style):
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / "c.jsonmatch.yaml").write_text(
         'cases:\n  - {id: "x ##[error]INJECTED-BY-CASE-ID", actual: {a: 1}, expected: {a: 2}}\n'
     )
-    status, out = _run(tmp_path, *STYLES[style])
+    status, out = _run(pytester, capsys, monkeypatch, *STYLES[style])
     assert status == pytest.ExitCode.INTERRUPTED, out  # a collection error, as '::' is
     assert (
         "golden/c.jsonmatch.yaml:2: case id must be a non-empty one-line string without '::'"
@@ -105,12 +97,12 @@ NAMES = {
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("name", NAMES)
 def test_a_case_file_whose_path_pytest_would_print_raw_fails_under_an_escaped_name(
-    tmp_path, name, style
+    pytester, capsys, monkeypatch, name, style
 ):
-    (tmp_path / "golden").mkdir()
-    (tmp_path / "golden" / NAMES[name][0]).write_text(CASE)
-    (tmp_path / "golden" / "good.jsonmatch.yaml").write_text(CASE)
-    status, out = _run(tmp_path, *STYLES[style])
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / NAMES[name][0]).write_text(CASE)
+    (pytester.path / "golden" / "good.jsonmatch.yaml").write_text(CASE)
+    status, out = _run(pytester, capsys, monkeypatch, *STYLES[style])
     assert status == pytest.ExitCode.INTERRUPTED, out  # loud: the session stops
     shown = NAMES[name][1]
     assert f"ERROR collecting {shown}" in out or f"ERROR {shown}" in out, out
@@ -119,12 +111,12 @@ def test_a_case_file_whose_path_pytest_would_print_raw_fails_under_an_escaped_na
     assert _workflow_commands(out) == [] and _clean(out), out
 
 
-def test_a_case_files_path_in_an_id_is_refused_at_every_level(tmp_path):
+def test_a_case_files_path_in_an_id_is_refused_at_every_level(pytester, capsys, monkeypatch):
     # the path from the root, folders included: a folder's name is in every test id below it
-    folder = tmp_path / "golden" / "a\n::warning::INJECTED-BY-FOLDER"
+    folder = pytester.path / "golden" / "a\n::warning::INJECTED-BY-FOLDER"
     folder.mkdir(parents=True)
     (folder / "c.jsonmatch.yaml").write_text(CASE)
-    status, out = _run(tmp_path)
+    status, out = _run(pytester, capsys, monkeypatch)
     assert status == pytest.ExitCode.INTERRUPTED, out
     assert "golden/a\\x0a:\u200b:warning:\u200b:INJECTED-BY-FOLDER/c.jsonmatch.yaml:1:" in out
     assert _workflow_commands(out) == [] and _clean(out), out
@@ -140,13 +132,15 @@ def agent(inp):
 
 @pytest.mark.parametrize("style", [*STYLES, "long"])
 @pytest.mark.parametrize("kind", ["RuntimeError", "AssertionError"])
-def test_a_targets_exception_text_starts_no_command_in_any_tb_style(tmp_path, kind, style):
-    (tmp_path / "agent.py").write_text(AGENT.format(kind=kind))
-    (tmp_path / "golden").mkdir()
-    (tmp_path / "golden" / "c.jsonmatch.yaml").write_text(
+def test_a_targets_exception_text_starts_no_command_in_any_tb_style(
+    pytester, capsys, monkeypatch, kind, style
+):
+    (pytester.path / "agent.py").write_text(AGENT.format(kind=kind))
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / "c.jsonmatch.yaml").write_text(
         "cases:\n  - {id: raise, input: {k: 1}, expected: {a: 1}}\n"
     )
-    status, out = _run(tmp_path, *STYLES.get(style, ["--tb=long"]))
+    status, out = _run(pytester, capsys, monkeypatch, *STYLES.get(style, ["--tb=long"]))
     assert status == pytest.ExitCode.TESTS_FAILED, out
     assert "INJECTED-FROM-EXCEPTION" in out  # the text is shown...
     assert _commands(out) == [] and _clean(out), out  # ...as no command
