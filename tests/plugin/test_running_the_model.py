@@ -184,7 +184,9 @@ def _without_timing(report):
 @pytest.mark.parametrize("target", [SYNC_TARGET, ASYNC_TARGET], ids=["threads", "async"])
 def test_n_calls_run_at_a_time_and_score_as_a_serial_run(pytester, server, probe, target):
     pytester.makeconftest(target.replace("{url}", server.url))
-    _cases(pytester, ["/latency?s=0.2"] * 12)
+    # (each call 0.05 s at the server: the concurrent run's overlap is held by the gathering
+    # wait, not by the length of a call, and the serial run waits 12 x 0.05 s)
+    _cases(pytester, ["/latency?s=0.05"] * 12)
     server.calls.reset(gather=4)
     _run(pytester, "--jsonmatch-calls=concurrency=4").assert_outcomes(passed=12)
     # four calls were in the server at once: concurrency told by the server, not by a clock
@@ -483,24 +485,24 @@ def pytest_jsonmatch_target(case, config):
 def test_under_four_xdist_workers_a_rate_limit_holds_for_the_session_at_the_server(
     pytester, server
 ):
-    # rate=60/min for the session, four workers, 12 calls: the server sees each call's start
-    # (the time it says it was sent, on the machine's one monotonic clock) a second apart,
-    # whichever worker made it. Each worker taking a quarter of the rate (15/min) and
-    # starting at once put 4 calls within 0.03 s; 60/min allows 3 in any 2 s, 60 a minute
+    # rate=120/min for the session, four workers, 12 calls: the server sees each call's start
+    # (the time it says it was sent, on the machine's one monotonic clock) half a second
+    # apart, whichever worker made it. Each worker taking a quarter of the rate (30/min) and
+    # starting at once put 4 calls within 0.03 s; 120/min allows 3 in any 1 s, 120 a minute
     pytester.makeconftest(STAMPED_TARGET.replace("{url}", server.url))
     _cases(pytester, [f"/latency?key=k{i}&s=0" for i in range(12)])
     result = pytester.runpytest_subprocess(
-        *ARGS, "-n", "4", "-p", "no:randomly", "--jsonmatch-calls=concurrency=4 rate=60/min"
+        *ARGS, "-n", "4", "-p", "no:randomly", "--jsonmatch-calls=concurrency=4 rate=120/min"
     )
     result.assert_outcomes(passed=12)
     sent, arrived = sorted(server.sent), sorted(server.starts)
     assert len(sent) == len(arrived) == 12
-    most_in_2s = max(sum(1 for t in sent if s <= t < s + 2) for s in sent)
+    most_in_1s = max(sum(1 for t in sent if s <= t < s + 1) for s in sent)
     most_in_60s = max(sum(1 for t in arrived if s <= t < s + 60) for s in arrived)
-    assert most_in_2s <= 3 and most_in_60s <= 60, [round(t - sent[0], 3) for t in sent]
-    # and no slower than the rate needs: 12 starts a second apart span 11 s, not 4 x that
-    assert 11 * 0.9 < sent[-1] - sent[0] < 11 * 1.5
-    result.stdout.fnmatch_lines(["*60 calls a minute in all, starts spaced across workers*"])
+    assert most_in_1s <= 3 and most_in_60s <= 120, [round(t - sent[0], 3) for t in sent]
+    # and no slower than the rate needs: 12 starts 0.5 s apart span 5.5 s, not 4 x that
+    assert 5.5 * 0.9 < sent[-1] - sent[0] < 5.5 * 1.5
+    result.stdout.fnmatch_lines(["*120 calls a minute in all, starts spaced across workers*"])
 
 
 def test_under_xdist_the_call_limits_hold_for_the_whole_session_and_the_summary_says_so(

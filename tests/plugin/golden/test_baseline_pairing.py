@@ -17,6 +17,8 @@ pytest.importorskip("httpx")
 from tests.helpers.http_models import serving
 from tests.helpers.plugin_cases import ARGS
 from tests.plugin.golden.test_targets import (
+    CHEAP_DELAY,
+    TODAY_DELAY,
     _Model,
     _report,
     _run,
@@ -30,7 +32,7 @@ pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 def models():
     """The models of test_targets.py: ``today`` right every time, ``cheap`` lowercasing
     ACME and Zeta."""
-    servers = {"today": _Model(0.25), "cheap": _Model(0.5, {"ACME", "Zeta"})}
+    servers = {"today": _Model(TODAY_DELAY), "cheap": _Model(CHEAP_DELAY, {"ACME", "Zeta"})}
     with serving(*servers.values()):
         yield servers
 
