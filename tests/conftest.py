@@ -6,6 +6,7 @@ scipy's and numpy's refuse), and the package is cheaper to import once, so all o
 imported here, before any inner run.
 """
 
+import gc
 import importlib
 import importlib.util
 import os as _os
@@ -220,3 +221,15 @@ def pytest_collection_modifyitems(items):
         fewer = min(asked.max_examples, max(MIN_EXAMPLES, round(asked.max_examples * share)))
         test._hypothesis_internal_use_settings = _settings(asked, max_examples=fewer)
         test._jsonmatch_examples_share = share
+
+
+def pytest_collection_finish(session):
+    """What a worker holds once it has collected (every module imported above, the test
+    modules, the items) lives until it exits: it is moved out of the cyclic collector's reach
+    (``gc.freeze``), so that each full collection the tests' allocations set off walks only
+    what was made since: on tests/reporting and tests/dataset alone, 26 full collections took
+    4.3 to 7.8 s with it walked every time, and frozen 45 to 47 took 2.8 to 4.7 s (more of
+    them, each a fifth as long). Collected first, so that nothing that is already garbage is
+    kept for good."""
+    gc.collect()
+    gc.freeze()

@@ -17,8 +17,11 @@ Messages API (tests/helpers/messages_model.py): the loop that drives the ``opena
 from __future__ import annotations
 
 import gc
+import importlib
+import importlib.util
 import json
 import warnings
+from types import ModuleType
 
 import pytest
 
@@ -38,7 +41,17 @@ from tests.helpers.timeout import within
 
 from .agent_server import Airline
 
-anthropic = pytest.importorskip("anthropic")  # (the test extra installs it)
+# (the test extra installs it; imported by the first test that makes a client, not when the
+# module is collected: 1.5 s of CPU that every xdist worker would pay before its first test,
+# whether or not it runs one of these)
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("anthropic") is None, reason="anthropic is not installed"
+)
+
+
+def _anthropic() -> ModuleType:
+    return importlib.import_module("anthropic")
+
 
 TOOLS = [
     {"name": name, "input_schema": {"type": "object"}} for name in ("search_flights", "book_flight")
@@ -63,7 +76,7 @@ def say(model):
 
 
 def _client(model, cls=None):
-    return (cls or anthropic.Anthropic)(base_url=model.url, api_key="test-key", max_retries=0)
+    return (cls or _anthropic().Anthropic)(base_url=model.url, api_key="test-key", max_retries=0)
 
 
 def _run(model, question: str, functions: dict | None = None, **kwargs) -> tuple[AgentRun, Airline]:
@@ -321,7 +334,7 @@ def test_an_async_client_is_refused_with_the_client_to_give(say):
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with pytest.raises(ConfigError) as refused:
-            _run_with(_client(say, anthropic.AsyncAnthropic))
+            _run_with(_client(say, _anthropic().AsyncAnthropic))
         gc.collect()
     # (its coroutine closed: no "never awaited" warning)
     assert [str(w.message) for w in seen if w.category is RuntimeWarning] == []

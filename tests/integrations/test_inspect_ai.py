@@ -7,17 +7,14 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, match_json
+from pytest_jsonmatch.integrations.inspect_ai import json_match
 
 from .frameworks import require
 from .pairs import PAIRS
 
-inspect_ai = require("inspect_ai")
-
-from inspect_ai import Task, eval  # noqa: E402
-from inspect_ai.dataset import Sample  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-
-from pytest_jsonmatch.integrations.inspect_ai import json_match  # noqa: E402
+# (Inspect AI itself is imported by the first test that runs an eval, not when the module is
+# collected: 1.5 s of CPU that every xdist worker would pay before the first test starts,
+# whether or not it runs one of these)
 
 # Inspect's own retry set-up passes tenacity a deprecated argument (inspect-ai 0.3.285)
 pytestmark = pytest.mark.filterwarnings(
@@ -37,6 +34,9 @@ def mock_model(answers):
     the text given. The usage is set, so that the mock does not count tokens with a
     tokenizer that it would download."""
 
+    require("inspect_ai")
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
     def reply(messages, tools, tool_choice, config):
         output = ModelOutput.from_content(model="mockllm/model", content=answers[messages[-1].text])
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
@@ -46,6 +46,10 @@ def mock_model(answers):
 
 
 def run(scorer, pairs, tmp_path):
+    require("inspect_ai")
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
     task = Task(
         dataset=[
             Sample(id=pair.name, input=pair.name, target=pair.expected_text) for pair in pairs

@@ -6,7 +6,10 @@ calling raises MaxStepsError holding the run so far."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
+from typing import Any
 
 import pytest
 
@@ -16,7 +19,18 @@ from tests.helpers.http_models import serving
 
 from .agent_server import AgentModel, Airline
 
-openai = pytest.importorskip("openai")  # (the test extra installs it)
+# (the test extra installs it; imported by the first test that makes a client, not when the
+# module is collected: half a second of CPU that every xdist worker would pay before its
+# first test, whether or not it runs one of these)
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("openai") is None, reason="openai is not installed"
+)
+
+
+def _client(model) -> Any:
+    openai = importlib.import_module("openai")
+    return openai.OpenAI(base_url=model.url, api_key="test-key", max_retries=0)
+
 
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
@@ -32,7 +46,7 @@ def model():
 
 
 def _run(model, question: str, **kwargs) -> tuple[AgentRun, Airline]:
-    client = openai.OpenAI(base_url=model.url, api_key="test-key", max_retries=0)
+    client = _client(model)
     airline = Airline()
     functions = {"search_flights": airline.search_flights, "book_flight": airline.book_flight}
     run = run_tools(
@@ -105,7 +119,7 @@ def test_a_failing_tool_and_an_unknown_one_become_the_tool_messages_text(model):
 
 
 def test_a_tool_that_raises_is_told_to_the_model(model):
-    client = openai.OpenAI(base_url=model.url, api_key="test-key", max_retries=0)
+    client = _client(model)
 
     def book_flight(flight: str, date: str) -> dict:
         raise RuntimeError("the booking system is down")

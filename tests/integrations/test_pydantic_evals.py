@@ -3,6 +3,8 @@ assertion against the threshold and the reason naming the fields that cost point
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from pytest_jsonmatch import ConfigError, match_json
@@ -10,19 +12,28 @@ from pytest_jsonmatch import ConfigError, match_json
 from .frameworks import require
 from .pairs import PAIRS
 
-pydantic_evals = require("pydantic_evals")
 
-from pydantic_evals import Case, Dataset  # noqa: E402
+def _evals() -> SimpleNamespace:
+    """pydantic-evals' ``Case`` and ``Dataset``, and ``JsonMatch`` (its class is made from
+    pydantic-evals' ``Evaluator`` when first imported), imported by the first test that runs:
+    when the module is collected, every xdist worker would pay for the import (0.7 s of CPU)
+    before the first test starts, whether or not it runs one of these."""
+    require("pydantic_evals")
+    from pydantic_evals import Case, Dataset
 
-from pytest_jsonmatch.integrations.pydantic_evals import JsonMatch  # noqa: E402
+    from pytest_jsonmatch.integrations.pydantic_evals import JsonMatch
+
+    return SimpleNamespace(Case=Case, Dataset=Dataset, JsonMatch=JsonMatch)
 
 
 def _report(evaluator, pairs=PAIRS, expected=lambda pair: pair.expected):
+    ev = _evals()
     answers = {pair.name: pair.actual for pair in pairs}
-    dataset = Dataset(
+    dataset = ev.Dataset(
         name="pairs",
         cases=[
-            Case(name=pair.name, inputs=pair.name, expected_output=expected(pair)) for pair in pairs
+            ev.Case(name=pair.name, inputs=pair.name, expected_output=expected(pair))
+            for pair in pairs
         ],
         evaluators=[evaluator],
     )
@@ -32,7 +43,8 @@ def _report(evaluator, pairs=PAIRS, expected=lambda pair: pair.expected):
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[pair.name for pair in PAIRS])
 def test_the_reports_score_is_match_jsons(pair):
-    cases, _ = _report(JsonMatch(metric=pair.metric, threshold=0.5, **pair.options), [pair])
+    ev = _evals()
+    cases, _ = _report(ev.JsonMatch(metric=pair.metric, threshold=0.5, **pair.options), [pair])
     case = cases[pair.name]
     assert case.evaluator_failures == []
     score = case.scores[f"{pair.metric}_score"].value
@@ -46,9 +58,10 @@ def test_the_reports_score_is_match_jsons(pair):
 
 
 def test_a_dataset_of_text_outputs_and_text_expectations_reports_pass_and_fail():
+    ev = _evals()
     json_pairs = PAIRS[:2]
     cases, report = _report(
-        JsonMatch(threshold=0.5, evaluation_name="json"),
+        ev.JsonMatch(threshold=0.5, evaluation_name="json"),
         json_pairs,
         expected=lambda pair: pair.expected_text,
     )
@@ -69,19 +82,22 @@ def test_a_dataset_of_text_outputs_and_text_expectations_reports_pass_and_fail()
 
 
 def test_objects_on_both_sides_and_a_case_without_expected_output():
+    ev = _evals()
     from pydantic import BaseModel
 
     class City(BaseModel):
         city: str
         country: str
 
-    dataset = Dataset(
+    dataset = ev.Dataset(
         name="objects",
         cases=[
-            Case(name="model", inputs="x", expected_output={"city": "Paris", "country": "France"}),
-            Case(name="no expectation", inputs="y"),
+            ev.Case(
+                name="model", inputs="x", expected_output={"city": "Paris", "country": "France"}
+            ),
+            ev.Case(name="no expectation", inputs="y"),
         ],
-        evaluators=[JsonMatch()],
+        evaluators=[ev.JsonMatch()],
     )
     report = dataset.evaluate_sync(lambda _: City(city="Paris", country="France"), progress=False)
     cases = {case.name: case for case in report.cases}
@@ -91,20 +107,22 @@ def test_objects_on_both_sides_and_a_case_without_expected_output():
 
 
 def test_bad_options_raise_config_error_when_the_evaluator_is_made():
+    ev = _evals()
     with pytest.raises(ConfigError, match="unknown option 'ignroe'"):
-        JsonMatch(ignroe=["a"])
+        ev.JsonMatch(ignroe=["a"])
     with pytest.raises(ConfigError, match="threshold must be a number in \\[0, 1\\]"):
-        JsonMatch(threshold=2)
+        ev.JsonMatch(threshold=2)
 
 
 def test_the_evaluator_is_a_pydantic_evals_evaluator_and_serializes_its_options():
+    ev = _evals()
     from pydantic_evals.evaluators import Evaluator
 
-    evaluator = JsonMatch(metric="field_match", threshold=0.5, ignore=["c"])
+    evaluator = ev.JsonMatch(metric="field_match", threshold=0.5, ignore=["c"])
     assert isinstance(evaluator, Evaluator)
     assert evaluator.as_spec().arguments == {
         "metric": "field_match",
         "threshold": 0.5,
         "ignore": ["c"],
     }
-    assert JsonMatch(**evaluator.as_spec().arguments) == evaluator
+    assert ev.JsonMatch(**evaluator.as_spec().arguments) == evaluator
