@@ -88,6 +88,11 @@ Shape: TypeAlias = "tuple[tuple[object, ...], tuple[type, ...]]"
 _KEPT: dict[object, tuple[object, bool, tuple[list[str], tuple[object, ...], Plan] | None]] = {}
 _NONE = type(None)
 _SCALAR_TYPES = frozenset({str, int, float, bool, _NONE})  # (a null: absent)
+# What a kept plan's key may hold, so that _KEPT stays small whatever an answer holds (an
+# array of elements of many keys, or of as many shapes as elements, is laid out afresh
+# each time, not kept): shapes a side, keys an element
+_KEPT_SHAPES = 16
+_KEPT_KEYS = 2 * MAX_COLUMNS
 
 
 def similarity_rows(
@@ -201,7 +206,8 @@ def _shapes(
     order first met, as one key, and each side's elements' numbers of fields (values not
     null): all that ``_survey`` reads of a side, so that a plan laid out once serves every
     pair of arrays of those shapes (``_KEPT``). None where an element is not an object of
-    plain scalars (``_survey`` then says so)."""
+    plain scalars (``_survey`` then says so), or where the shapes are more than a kept key
+    holds (``_KEPT_SHAPES``, ``_KEPT_KEYS``: the plan is then laid out and not kept)."""
     found_e = _side_shapes(expected)
     found_a = _side_shapes(actual) if found_e is not None else None
     if found_e is None or found_a is None:
@@ -224,7 +230,11 @@ def _side_shapes(elements: Sequence[JsonValue]) -> tuple[tuple[Shape, ...], list
         if keys != keys_met or types != types_met:  # (the last element's shape: common)
             shape = (keys, types)
             if shape not in shapes:
-                if not _SCALAR_TYPES.issuperset(types):
+                if (
+                    not _SCALAR_TYPES.issuperset(types)
+                    or len(keys) > _KEPT_KEYS
+                    or len(shapes) == _KEPT_SHAPES
+                ):
                     return None
                 shapes.append(shape)
             keys_met, types_met = keys, types

@@ -306,3 +306,28 @@ def test_a_plan_laid_out_once_serves_arrays_of_the_same_shapes(
         assert len(laid) == count, (actual, options)
     # five pairs of shapes met: each kept once
     assert len(flat_similarity._KEPT) == 5
+
+
+def test_arrays_of_many_keys_or_many_shapes_are_scored_and_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What ``_KEPT`` holds stays small whatever an answer holds: an array whose elements
+    have more keys than a kept key holds, or more shapes, is laid out each time it is met
+    (and scores as the general path does), never kept; one within both bounds is kept."""
+    monkeypatch.setattr(flat_similarity, "_KEPT", {})
+    many_keys = flat_similarity._KEPT_KEYS + 1
+    wide = [{f"k{i}": f"v{i} {j}" for i in range(many_keys)} for j in range(3)]
+    # each element its own shape: one key more than the element before
+    shapes = flat_similarity._KEPT_SHAPES + 1
+    varied = [{f"k{i}": "a b" for i in range(j + 1)} for j in range(shapes)]
+    small = [{"k0": "a b", "k1": 1}, {"k0": "c", "k1": 2}, {"k0": "a", "k1": 3}]
+    for expected, actual in ((wide, wide[::-1]), (varied, varied[:3]), (varied[:3], varied)):
+        for _ in range(2):  # (met again: still laid out, not found)
+            fast, general = both_ways(expected, actual, {})
+            if fast is not None:
+                assert [[s.hex() for s in row] for row in fast[0]] == [
+                    [float(s).hex() for s in row] for row in general[0]
+                ]
+        assert flat_similarity._KEPT == {}
+    both_ways(small, small[::-1], {})
+    assert len(flat_similarity._KEPT) == 1  # (the bounds do not turn every array away)
