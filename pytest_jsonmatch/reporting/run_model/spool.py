@@ -332,10 +332,13 @@ class ComparisonSpool(_Comparisons):
         self._count += count
 
     def _table_index(self, heads: list[Head]) -> int:
-        import hashlib  # (only a JSON run's comparisons: it loads OpenSSL)
+        try:  # CPython's own BLAKE2b, which hashlib gives: hashlib loads OpenSSL too (2.5 ms)
+            from _blake2 import blake2b
+        except ImportError:  # (a Python without it)
+            from hashlib import blake2b
 
         line = table_text(heads)
-        key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         at = self._known.get(key)
         if at is None:
             at = self._known[key] = len(self._tables)

@@ -94,19 +94,13 @@ def _python_version() -> str:
 
 
 def _git_commit(root: str | None) -> str | None:
-    """The commit checked out in ``root``; None without a root, a repository or ``git``."""
+    """The commit checked out in ``root``; None without a root, a repository or a commit
+    (git_head.py)."""
     if root is None:
         return None
-    import subprocess  # (only where a commit is recorded)
+    from .git_head import head_commit  # (only where a commit is recorded)
 
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and len(commit) in (40, 64) else None
+    return head_commit(root)
 
 
 class SummaryReads(HashedSlotted):
