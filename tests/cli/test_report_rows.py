@@ -128,6 +128,57 @@ def test_the_row_form_writes_the_report_the_fields_write(
     assert '"mismatch"' in text and '"omission"' in text and '"hallucination"' in text
 
 
+# values of a type other than the one the schema was inferred with (from the first
+# records): a typed key's own test does not take them, row_scorers.other_scalar does
+OTHER_TYPES: list[Any] = [3, 0, 7, True, False, None, "text", "z" * 250, 0.0, -0.0, 2.5, 10**17]
+
+
+def _other_typed_files(folder: Path, seed: int) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    gold, pred = [], []
+    for i in range(400):
+        late = i >= 300  # (the schema is read from the records before these)
+        total = rng.choice(OTHER_TYPES) if late else round(rng.uniform(1, 9), 2)
+        code = rng.choice(OTHER_TYPES) if late else "A"
+        record = {"id": i, "total": total, "code": code}
+        answer = dict(record)
+        if rng.random() < 0.5:
+            answer["total"] = rng.choice([total, *OTHER_TYPES])
+        if rng.random() < 0.5:
+            answer["code"] = rng.choice([code, *OTHER_TYPES])
+        gold.append(record)
+        pred.append(answer)
+    return write_jsonl(folder / "gold.jsonl", gold), write_jsonl(folder / "pred.jsonl", pred)
+
+
+@pytest.mark.parametrize("mode", ["short", "full", "none"])
+def test_values_of_another_type_than_the_schemas_write_the_report_the_fields_write(
+    tmp_path: Path, jsonmatch_main: Any, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """A typed key's values of another scalar type (equal, unequal, cut, float zeros of
+    both signs) are written by the shared ``other_scalar``, as the fields write them."""
+    gold, pred = _other_typed_files(tmp_path, seed=len(mode))
+    args = ["score", str(gold), str(pred), "-j", "1", "--values", mode]
+    out = tmp_path / "report.json"
+    monkeypatch.setattr(row_scorers, "ROW_FORM", False)
+    by_fields = _report(jsonmatch_main, args, out)
+    calls: list[Any] = []
+    original = row_scorers.other_scalar
+
+    def counted(*args: Any) -> None:
+        calls.append(args[4:6])
+        original(*args)
+
+    monkeypatch.setattr(row_scorers, "other_scalar", counted)
+    monkeypatch.setattr(row_scorers, "ROW_FORM", True)
+    by_rows = _report(jsonmatch_main, args, out)
+    assert by_rows == by_fields
+    # equal and unequal pairs of several types, a zero among them, went that way
+    assert any(e == a for e, a in calls) and any(e != a for e, a in calls)
+    assert {type(e) for e, _ in calls} >= {int, bool, type(None), str}
+    assert any(type(e) is float and e == 0.0 for e, _ in calls)
+
+
 def test_a_record_scored_from_tallies_writes_its_rows_with_the_row_form(
     tmp_path: Path, jsonmatch_main: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

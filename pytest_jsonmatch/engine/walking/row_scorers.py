@@ -28,12 +28,17 @@ differential tests compare both (tests/cli/test_report_rows.py).
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring as _enc
 from typing import Any, Protocol
+
+from ..results.field_results import MATCH, MISMATCH, FieldResult
+
+_new = tuple.__new__
 
 ROW_FORM = True  # False: no walk writes rows (dataset/scoring.py asks for none)
 
 # The factory's constants of the row form, passed by name (generated_scorers._make).
-ROW_NAMES = ("enc", "LIM", "ILIM", "lack")
+ROW_NAMES = ("enc", "LIM", "ILIM", "lack", "other_scalar")
 
 
 class RowForm:
@@ -103,6 +108,7 @@ def row_constants(form: RowForm) -> dict[str, Any]:
         "LIM": form.str_limit,
         "ILIM": form.int_limit,
         "lack": lacking_key,
+        "other_scalar": other_scalar,
     }
 
 
@@ -178,6 +184,15 @@ def row_leaf(
         f"new(Where, ({child}, {fld}, {act})), node{i}, below)",
         *(["            missing += 1"] if count_extras else []),
     ]
+    if first is not None and exact:  # (equal_one: first is set)
+        # scalars of a type other than the schema's: rare, written by one shared function
+        # rather than in the scorer's text (its compiling is a JSON run's to pay)
+        return lines + [
+            f"        elif type(v{i}) is type(o) and type(o) in SCALARS:",
+            f"            other_scalar(walk, append, hs, {2 * i}, v{i}, o, ({child}, {fld}, {act}),",
+            f"                         fp{i}, name{i}, hit{i}, miss{i})",
+            *_comparator(i, places),
+        ]
     if equal_one:
         lines += [
             f"        elif (type(v{i}) is type(o) and type(o) in SCALARS and v{i} == o",
@@ -192,7 +207,13 @@ def row_leaf(
             f"        elif type(v{i}) is type(o) and type(o) in SCALARS:",
             "            walk.refuse()  # not a JSON number (NaN, an infinity): the door names it",
         ]
-    return lines + [
+    return lines + _comparator(i, places)
+
+
+def _comparator(i: int, places: tuple[str, str, str]) -> list[str]:
+    """A key's last branch: its values scored by its comparator, as a FieldResult."""
+    child, fld, act = places
+    return [
         "        else:",
         f"            e, a = walk.read_expected(v{i}, below), walk.read(o, below)",
         f"            s = score{i}(e, a)",
@@ -200,6 +221,101 @@ def row_leaf(
         f"{child}, MATCH if s >= 1.0 else MISMATCH, s, e, a, name{i}, '', {fld}, {act}, "
         "1.0, None)))",
     ]
+
+
+def other_scalar(
+    walk: Any,
+    append: Any,
+    starts: list[str | None],
+    slot: int,
+    expected: Any,
+    actual: Any,
+    where: tuple[str, str, str | None],
+    field_path: str,
+    name: str,
+    hit: Any,
+    miss: Any,
+) -> None:
+    """A typed exact key's two values of one JSON scalar type other than its schema's (the
+    row form's typed test took the usual ones): what :func:`row_leaf`'s general lines write
+    for them, a match's or a mismatch's row and tally, or the FieldResult of a value the
+    report cuts (a float zero matched: its sign), or the door's refusal of a number that is
+    not finite. ``starts`` are the object's row starts (a key's match at ``slot``, its
+    mismatch after it), ``where`` the key's instance path, field path and actual path."""
+    rows = walk.rows
+    form: RowForm = rows.form
+    kind = type(actual)
+    if expected == actual and (kind is not float or actual - actual == 0.0):
+        text = _kept(actual, form, False) if form.keep else ""
+        if text is None:  # cut, or a zero whose sign the row shows
+            append(
+                _new(
+                    FieldResult,
+                    (
+                        where[0],
+                        MATCH,
+                        1.0,
+                        expected,
+                        actual,
+                        name,
+                        "",
+                        where[1],
+                        where[2],
+                        1.0,
+                        None,
+                    ),
+                )
+            )
+            return
+        start = starts[slot]
+        if start is None:
+            start = starts[slot] = rows.matched(where[0], field_path)
+        append(f"{start}{text}]" if form.keep else start)
+        append(hit)
+    elif kind is not float or (actual - actual == 0.0 and expected - expected == 0.0):
+        texts = (_kept(expected, form, True), _kept(actual, form, True)) if form.keep else ("", "")
+        if texts[0] is None or texts[1] is None:  # a value the report cuts
+            append(
+                _new(
+                    FieldResult,
+                    (
+                        where[0],
+                        MISMATCH,
+                        0.0,
+                        expected,
+                        actual,
+                        name,
+                        "",
+                        where[1],
+                        where[2],
+                        1.0,
+                        None,
+                    ),
+                )
+            )
+            return
+        start = starts[slot + 1]
+        if start is None:
+            start = starts[slot + 1] = rows.missed(where[0], field_path)
+        append(f"{start}{texts[0]}, {texts[1]}]" if form.keep else start)
+        append(miss)
+    else:
+        walk.refuse()  # not a JSON number (NaN, an infinity): the door names it
+
+
+def _kept(value: Any, form: RowForm, zero_ok: bool) -> str | None:
+    """The JSON text of a scalar a report keeps whole, or None: a string or an integer it
+    cuts, a float zero unless ``zero_ok``."""
+    kind = type(value)
+    if kind is str:
+        return _enc(value) if len(value) <= form.str_limit else None
+    if kind is float:
+        return repr(value) if zero_ok or value else None
+    if kind is int:
+        return repr(value) if -form.int_limit < value < form.int_limit else None
+    if kind is bool:
+        return "true" if value else "false"
+    return "null"
 
 
 def _typed(i: int, kind: str, exact: bool, places: tuple[str, str, str], keep: bool) -> list[str]:
