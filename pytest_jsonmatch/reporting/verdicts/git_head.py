@@ -18,7 +18,6 @@ has its commit recorded.
 from __future__ import annotations
 
 import os
-import re
 
 # variables that move or bound git's search for the repository: git itself then answers
 _STEERING = (
@@ -29,8 +28,7 @@ _STEERING = (
     "GIT_DISCOVERY_ACROSS_FILESYSTEM",
     "GIT_NAMESPACE",
 )
-_COMMIT = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256, as git writes it
-_REF = re.compile(r"refs/[^\x00-\x20\x7f~^:?*\[\\]+")  # a ref name (git check-ref-format)
+_BAD_IN_REF = frozenset("~^:?*[\\\x7f")  # (with spaces and controls: git check-ref-format)
 _HOPS = 5  # refs naming refs followed before git is asked instead
 _READ = 1 << 12  # bytes read of HEAD, a loose ref or a .git file: each is one short line
 
@@ -60,12 +58,12 @@ def _read_head(root: str) -> str | None:
         raise _Unknown
     text = _line(os.path.join(git_dir, "HEAD"))
     for _ in range(_HOPS):
-        if _COMMIT.fullmatch(text):
+        if _is_commit(text):
             return text
         if not text.startswith("ref:"):
             raise _Unknown
         ref = text[4:].strip()
-        if not _REF.fullmatch(ref) or "/." in ref or ".." in ref or ref.endswith(".lock"):
+        if not _is_ref(ref):
             raise _Unknown
         # a worktree's own refs sit in its folder; branches and tags in the common one
         own = ref.startswith(("refs/bisect/", "refs/worktree/", "refs/rewritten/"))
@@ -131,7 +129,7 @@ def _packed(common: str, ref: str) -> str | None:
             for line in fh:
                 commit, _, name = line.rstrip("\n").partition(" ")
                 if name == ref:
-                    if not _COMMIT.fullmatch(commit):
+                    if not _is_commit(commit):
                         raise _Unknown
                     return commit
     except FileNotFoundError:
@@ -162,4 +160,24 @@ def _asked(root: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     commit = done.stdout.strip()
-    return commit if done.returncode == 0 and _COMMIT.fullmatch(commit) else None
+    return commit if done.returncode == 0 and _is_commit(commit) else None
+
+
+def _is_commit(text: str) -> bool:
+    """Whether ``text`` is a commit as git writes it: SHA-1's 40 or SHA-256's 64 lowercase
+    hexadecimal digits."""
+    return len(text) in (40, 64) and not text.strip("0123456789abcdef")
+
+
+def _is_ref(name: str) -> bool:
+    """Whether ``name`` is a ref git would keep under ``refs/`` (no part starting with a
+    dot, no ``..``, no ``.lock`` end, no space, control or ``~^:?*[\\``): never a path out
+    of the repository's folder."""
+    return (
+        name.startswith("refs/")
+        and "/." not in name
+        and ".." not in name
+        and "//" not in name
+        and not name.endswith((".lock", "/"))
+        and not any(c <= " " or c in _BAD_IN_REF for c in name)
+    )
