@@ -33,7 +33,7 @@ from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .core.values import JsonObject, JsonValue
 from .core.violations import Conformance
-from .metrics import REGISTRY, metric_named
+from .metrics import METRIC_NAMES, REGISTRY, metric_named
 from .metrics.base import (
     Metric,
     config_key,
@@ -127,16 +127,16 @@ class Entry:
         self.roots: Roots = {}  # the counted records' root scorers (walk.walk_counted)
         # records whose actual side the walk may check as it reads it, instead of the door
         # (walk.walk's ``unread``): the walk checks all it takes (``walks_unread``: its
-        # extra keys and elements too, which count), no judge is handed its values, and
-        # nothing else reads that side before the walk (a schema's conformance check reads
-        # it after, once the walk found it all plain: what the door would have passed as it is)
+        # extra keys and elements too, which it checks where they do not count), no judge
+        # is handed its values, and nothing else reads that side before the walk (a
+        # target's part taken of it, a schema's conformance check after, once the walk
+        # found it all plain: what the door would have passed as it is)
         self.unread = (
             READ_IN_WALK
             and walks_unread(cfg)
-            and cfg.count_extras
             and not cfg.judged(schema)
             and not metric.prepares(cfg)
-            and metric.target is None
+            and not metric.targets(self.options)
             and not cfg.prepares
             and not cfg.skip_patterns
         )
@@ -355,6 +355,12 @@ _KEPT: dict[tuple[object, ...], Entry] = {}
 _RULED: dict[tuple[object, ...], Entry] = {}
 # ... and the keys of such options met once, not kept yet
 _RULES_MET: set[tuple[object, ...]] = set()
+# ... and, by the name asked for, the entry of a built-in registry's metric asked for with
+# no options (an assertion's usual call), found without the options' checks and key: the
+# registry's generation it was made at, its key in _KEPT, the entry (taken while _KEPT
+# still holds it there)
+_PLAIN: dict[str, tuple[int, tuple[object, ...], Entry]] = {}
+_BUILT_IN = frozenset(METRIC_NAMES)
 
 
 def kept_entry(metric: str, options: dict[str, object]) -> Entry:
@@ -372,6 +378,14 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     dataset's records, each ``ignore=["id"]``) finds it, with every table its
     configuration has filled, and a suite of one-off assertions, each its own rule, clears
     only that table, never the entries of the options they share."""
+    if not options and type(metric) is str:
+        plain = _PLAIN.get(metric)
+        if (
+            plain is not None
+            and plain[0] == REGISTRY.generation
+            and _KEPT.get(plain[1]) is plain[2]
+        ):
+            return plain[2]
     # (typed by assignment: a cast is a call, and this runs for every comparison)
     registry: Registry = options.pop("registry", REGISTRY)  # type: ignore[assignment]
     truncated: str = options.pop("truncated", "error")  # type: ignore[assignment]
@@ -401,7 +415,17 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
                     _RULES_MET.clear()
                 _RULES_MET.add(key)
             return entry
-    return _kept_entry(found, options, registry, truncated, config_key(found, options, registry))
+    config = config_key(found, options, registry)
+    entry = _kept_entry(found, options, registry, truncated, config)
+    if (
+        not options
+        and registry is REGISTRY
+        and truncated == "error"
+        and config is not None
+        and metric in _BUILT_IN  # (a name no registration can give another metric)
+    ):
+        _PLAIN[metric] = (registry.generation, (id(found), truncated, *config), entry)
+    return entry
 
 
 def _kept_entry(

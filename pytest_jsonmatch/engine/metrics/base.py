@@ -49,6 +49,7 @@ class Metric(HashedSlotted):
         "prepare",
         "prepares_when",
         "target",
+        "targets_when",
         "finish",
         "finishes_when",
         "beta",
@@ -73,6 +74,10 @@ class Metric(HashedSlotted):
     # the part of each side the metric compares, from the options (json_similarity:
     # UiPath's target_output_key); runs after parsing, before the walk
     target: Callable[[JsonValue, JsonValue, Options], tuple[JsonValue, JsonValue]] | None
+    # under which options ``target`` takes a part of either side (None: under any;
+    # json_similarity: a target_output_key other than "*"); a record it hands back whole
+    # may be walked unread
+    targets_when: Callable[[Options], bool] | None
     # what the metric does with the walk's field results before they are counted, from the
     # options and the registry (field_f1: the post_process option)
     finish: Callable[[list[FieldResult], Options, Registry], list[FieldResult]] | None
@@ -107,6 +112,7 @@ class Metric(HashedSlotted):
         score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None,
         rules_apart: bool = False,
         prepares_when: Callable[[WalkConfig], bool] | None = None,
+        targets_when: Callable[[Options], bool] | None = None,
     ) -> None:
         self.name, self.options, self.configure = name, options, configure
         self.headline, self.allow_array, self.description = headline, allow_array, description
@@ -114,6 +120,11 @@ class Metric(HashedSlotted):
         self.finish, self.finishes_when = finish, finishes_when
         self.beta, self.score_fields = beta, score_fields
         self.rules_apart, self.prepares_when = rules_apart, prepares_when
+        self.targets_when = targets_when
+
+    def targets(self, options: Options) -> bool:
+        """Whether the ``target`` step takes a part of either side under ``options``."""
+        return self.target is not None and (self.targets_when is None or self.targets_when(options))
 
     def prepares(self, cfg: WalkConfig) -> bool:
         """Whether the ``prepare`` step reads the values under configuration ``cfg``."""

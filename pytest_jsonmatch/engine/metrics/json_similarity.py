@@ -92,6 +92,13 @@ def _target(
     return select(expected, actual, options.get("target_output_key") if options else None)
 
 
+def _targets(options: Options) -> bool:
+    """Whether ``target_output_key`` takes a part of either side ("*" and None take both
+    whole: ``select`` hands them back as they are)."""
+    target = options.get("target_output_key")
+    return not (target is None or (type(target) is str and target == "*"))
+
+
 def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
     return WalkConfig(
         type_policy=type_policy(registry, "levenshtein", "relative"),
@@ -106,6 +113,7 @@ JSON_SIMILARITY = Metric(
     COMMON_OPTIONS | {"target_output_key"},
     _configure,
     target=_target,
+    targets_when=_targets,
     rules_apart=True,
     description="UiPath JSON Similarity: leaf similarity over expected's tree",
 )

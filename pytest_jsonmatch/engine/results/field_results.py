@@ -376,23 +376,20 @@ class MatchResult(HashedSlotted):
         """A result, as the engine makes one per comparison (its __dict__ filled at once).
         ``fields`` may be a ``MakeFields`` that makes them when they are first read."""
         self = object.__new__(cls)
-        self.__dict__.update(
-            metric=metric,
-            score=score,
-            precision=precision,
-            recall=recall,
-            f1=f1,
-            pairings=pairings,
-            floor_failures=floor_failures,
-            truncated=None,
-            conformance=conformance,
-            error="",
-            parts=(),
-        )
-        if isinstance(fields, tuple):
-            self.__dict__["fields"] = fields
-        else:
-            self.__dict__[MAKE_FIELDS] = fields
+        self.__dict__ = {  # (a dict of its own, made whole: no keywords, no update call)
+            "metric": metric,
+            "score": score,
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "pairings": pairings,
+            "floor_failures": floor_failures,
+            "truncated": None,
+            "conformance": conformance,
+            "error": "",
+            "parts": (),
+            "fields" if isinstance(fields, tuple) else MAKE_FIELDS: fields,
+        }
         return self
 
     def with_conformance(self, conformance: Conformance | None) -> "MatchResult":

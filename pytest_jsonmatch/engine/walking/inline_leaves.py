@@ -20,17 +20,26 @@ keys and the walk's room, and anything the loop hands on is read whole first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ..comparing.comparators import BoundComparator, score_at
 from ..configuring.walk_config import InlinePlan, WalkConfig
 from ..core.depth import SHALLOW
 from ..core.paths import KEY_FORMS, Where, key_forms
 from ..core.values import MISSING, SCALAR_TYPES, JsonArray, JsonObject, JsonValue
-from ..reading.intake import MAX_KEYS
-from ..results.field_results import MATCH, MISMATCH, OMISSION, FieldResult, WalkOutput
+from ..reading.intake import MAX_KEYS, Unread, plain_within
+from ..results.field_results import (
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    FieldResult,
+    WalkOutput,
+)
 from ..schemas.eval_schema import SchemaNode
 from .ordered_elements import INDEX_SUFFIXES
+from .unpaired import LoneLeaves, one_sided
 
 # The general way of one key of an object (walk.Walk.key_of_object): the key, its value,
 # the other side's value (or MISSING), the object's place, its schema's properties, depth.
@@ -92,6 +101,9 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
         ) -> None: ...
 
         unread_of: object
+        lone: LoneLeaves | None
+
+        def read_whole(self, actual: _Value, depth: int) -> _Value: ...
 
         def node_read(
             self,
@@ -107,9 +119,24 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
 # of an object through Walk.node, as the general loop does.
 INLINE_LEAVES = True
 
+# The switch of plain_pairs' scalar elements scored in its own loop (docs/architecture.md,
+# "Fast paths"): False sends each pair of scalar elements through Walk.node and Walk.leaf.
+SCALAR_ELEMENTS = True
+
+# ... and of _node_less's arrays paired by index walked by index_array (False: by
+# Walk.key_array, UnreadSides.unread_array and Walk._walk_pairs, to the same plain_pairs)
+INDEX_ARRAYS = True
+
 # The scalar types the door passes as they are whatever their value (a float must also be
 # finite: it is read like a container)
 _PLAIN_EXACT = frozenset({str, int, bool, type(None)})
+_NO_COMPARATORS: dict[type, BoundComparator] = {}
+_NO_WALKS: dict[tuple[int, int], WalkOutput] = {}  # (never written to: no pair walked before)
+_SUFFIXES = len(INDEX_SUFFIXES)
+# what an element's loop holds past its parent's plan, append, null rule and ``unread``
+# (``index_array``): its expected side read, its keys taken as ``direct``, its objects
+# below walked with its plan
+_ELEMENT_LOOP = (False, True, True)
 
 # FieldResults built with tuple.__new__, as the walk builds them (see walk.py)
 _new = tuple.__new__
@@ -268,7 +295,18 @@ def _node_less(
     by Walk.obj. (The sides are typed Any: told apart by their type here, where a cast is a
     call per nested object.)"""
     if type(expected) is list:
-        walk.key_array(key, expected, actual, parent, depth)
+        cfg = walk.cfg
+        if (
+            loop is not None
+            and INDEX_ARRAYS
+            and cfg.array_mode == "index"
+            and not cfg.schema_driven
+        ):
+            # (no node, rule or leaf depth reaches a key _node_less takes with a ``loop``:
+            # its caller's ``direct`` and ``nested_plan``, nor the elements below it)
+            index_array(walk, key, expected, actual, parent, depth, loop)
+        else:
+            walk.key_array(key, expected, actual, parent, depth)
         return
     gold: JsonObject = expected  # (the answer's object is ``actual``: the frame keeps its size)
     if walk.unread_expected and (len(gold) > MAX_KEYS or depth >= SHALLOW):
@@ -288,40 +326,131 @@ def _node_less(
         walk.obj(gold, actual, where, None, depth)
         return
     inline_keys(walk, gold, actual, where, None, depth, loop[0], loop)
-    if walk.cfg.count_extras and not actual.keys() <= gold.keys():
-        walk.extras_read(gold, actual, where, None, depth)
+    if not actual.keys() <= gold.keys():
+        if walk.cfg.count_extras:
+            walk.extras_read(gold, actual, where, None, depth)
+        elif walk.unread:
+            extras_checked(gold, actual, depth)
+
+
+def index_array(
+    walk: ObjectWalk,
+    key: str,
+    expected: JsonArray,
+    actual: JsonArray,
+    parent: Where,
+    depth: int,
+    loop: Loop,
+) -> None:
+    """``Walk.key_array`` of two arrays paired by index whose elements no node, rule or leaf
+    depth reaches (json_similarity's: ``_node_less`` hands them here), at ``depth``, with
+    its set-up worked out in one place (switch ``INDEX_ARRAYS``): an unread expected side
+    read whole first; the pairs walked by ``plain_pairs``, an unread answer's elements
+    checked where it takes them (``unread_of``), as ``UnreadSides.unread_array`` has them
+    walked; then the expected elements past the answer's end, each its omissions, and the
+    answer's past the expected side's end, read where unread and counted where extras
+    count. Index pairs show no pairing. ``loop``: the parent object's (``_node_less``'s),
+    whose plan and set-up the elements take, their expected side read."""
+    if walk.unread_expected:
+        walk.read_expected(expected, depth)
+    path, field, actual_path = parent
+    forms = KEY_FORMS.get(key) or key_forms(key)
+    child_path = path + forms[1 if path else 0]
+    where = _new(
+        Where,
+        (
+            child_path,
+            child_path if field == path else field + forms[1 if field else 0],
+            None if actual_path is None else actual_path + forms[1],
+        ),
+    )
+    cfg, unread = walk.cfg, walk.unread
+    common = min(len(expected), len(actual))
+    unread_expected, outer = walk.unread_expected, walk.unread_of
+    walk.unread_expected = False
+    if unread:
+        walk.unread_of = actual
+    try:
+        if common:
+            pairs = range(common)
+            element_loop = loop[:4] + _ELEMENT_LOOP
+            plain_pairs(
+                walk,
+                zip(pairs, pairs, pairs),
+                _NO_WALKS,
+                expected,
+                actual,
+                where,
+                depth,
+                element_loop,
+            )
+        below, lone = depth + 1, walk.lone
+        for i in range(common, len(expected)):
+            left = expected[i], where.element(i)
+            one_sided(walk.out, cfg, *left, None, OMISSION, below, lone, False)
+        for j in range(common, len(actual)):
+            extra = walk.read_whole(actual[j], below) if unread else actual[j]
+            if cfg.count_extras:
+                at = where.element(j, where.actual_path)
+                one_sided(walk.out, cfg, extra, at, None, HALLUCINATION, below, lone, False)
+    finally:
+        walk.unread_expected, walk.unread_of = unread_expected, outer
+
+
+def extras_checked(expected: JsonObject, actual: JsonObject, depth: int) -> None:
+    """The keys only ``actual`` has, of an unread answer's object at ``depth`` walked by a
+    configuration under which they do not count (json_similarity's): never walked, but
+    checked as the door checks them (``Unread`` where it would not pass them as they are:
+    the object's size, every key a string, each such key's value plain within the walk's
+    room), for the door reads the whole answer."""
+    if len(actual) > MAX_KEYS:
+        raise Unread
+    levels = SHALLOW - depth - 1
+    for key, value in actual.items():
+        if type(key) is not str or (key not in expected and not plain_within(value, levels)):
+            raise Unread
 
 
 def plain_pairs(
     walk: ObjectWalk,
-    scored: list[tuple[int, int, float]],
+    scored: Iterable[tuple[int, int, float]],
     walked: dict[tuple[int, int], WalkOutput],
     expected: JsonArray,
     actual: JsonArray,
     where: Where,
     depth: int,
+    loop: Loop | None = None,
 ) -> None:
     """``Walk._walk_pairs`` of an array whose elements no node, rule or leaf depth reaches
     (its ``plain`` arrays: structural_f1's, json_similarity's): each chosen pair of objects
     walked as ``Walk.obj`` walks it, by this loop with the plan and set-up it would work out
     for each (the same for every element: no node, no rule, no leaf depth), then its extra
-    keys; any other pair as ``_walk_pairs`` walks it. Apart from ``_walk_pairs``, whose
-    frame a deep array's walk stacks at every level, and which keeps its size."""
+    keys; a pair of plain scalars whose type the plan has a comparator for scored here, the
+    FieldResult ``Walk.node`` and ``Walk.leaf`` make of it (switch ``SCALAR_ELEMENTS``; an
+    answer's element checked as ``Walk.read`` checks it first: a value of a plain type, a
+    float finite); any other pair as ``_walk_pairs`` walks it. ``loop``: the elements' own,
+    where the caller has it (``index_array``), else worked out here. Apart from
+    ``_walk_pairs``, whose frame a deep array's walk stacks at every level, and which keeps
+    its size."""
     cfg = walk.cfg
     below = depth + 1
-    plan = cfg.inline_plan(None, False, where.path)  # (no rule: the plan of every element)
-    loop = None if plan is None else _loop_of(walk, None, below, plan)
+    if loop is None:
+        plan = cfg.inline_plan(None, False, where.path)  # (no rule: every element's plan)
+        loop = None if plan is None else _loop_of(walk, None, below, plan)
+    by_type = loop[0][0] if loop is not None and SCALAR_ELEMENTS else _NO_COMPARATORS
     extras = cfg.count_extras
-    fields, pairings, floors = walk.out.fields, walk.out.pairings, walk.out.floors
-    path, field, moved, side = where.path, where.field + "[]", where.actual, where.actual_path
-    longest = max(len(expected), len(actual))  # (the first indices' text made once)
-    index = INDEX_SUFFIXES if longest <= len(INDEX_SUFFIXES) else [f"[{k}]" for k in range(longest)]
+    fields = walk.out.fields
+    path, field, moved = where
+    side, field = path if moved is None else moved, field + "[]"
+    n_e, n_a = len(expected), len(actual)
+    longest = n_e if n_e > n_a else n_a  # (the first indices' text made once)
+    index = INDEX_SUFFIXES if longest <= _SUFFIXES else [f"[{k}]" for k in range(longest)]
     for i, j, _ in scored:
         found = walked.get((i, j)) if walked else None
         if found is not None:  # its walk is the one node() would do: take it as it is
             fields.extend(found.fields)
-            pairings.extend(found.pairings)
-            floors.extend(found.floors)
+            walk.out.pairings.extend(found.pairings)
+            walk.out.floors.extend(found.floors)
             continue
         e, a = expected[i], actual[j]
         at = _new(
@@ -333,8 +462,27 @@ def plain_pairs(
                 walk.obj(e, a, at, None, below)
                 continue
             inline_keys(walk, e, a, at, None, below, loop[0], loop)
-            if extras and not a.keys() <= e.keys():
-                walk.extras_read(e, a, at, None, below)
+            if not a.keys() <= e.keys():
+                if extras:
+                    walk.extras_read(e, a, at, None, below)
+                elif walk.unread:
+                    extras_checked(e, a, below)
+        elif (comparator := by_type.get(type(e))) is not None and (
+            type(a) in _PLAIN_EXACT or (type(a) is float and a - a == 0.0)
+        ):
+            # (Walk.leaf's score: the comparator of the expected value's type, no spec, no
+            # transform; equal values of one type score 1 where it says so)
+            if type(e) is type(a) and e == a and comparator.equal_one:
+                status, score = MATCH, 1.0
+            else:
+                score = score_at(comparator, e, a, at[0])
+                status = MATCH if score >= 1.0 else MISMATCH
+            fields.append(
+                _new(
+                    FieldResult,
+                    (at[0], status, score, e, a, comparator.name, "", at[1], at[2], 1.0, None),
+                )
+            )
         elif actual is walk.unread_of:  # (unread elements: UnreadSides.unread_array)
             walk.node_read(e, a, at, None, below)
         else:

@@ -318,8 +318,11 @@ class Walk(LeafScoring, UnreadSides):
             self.keys_read(expected, actual, where, props, depth)
             return
         inline_leaves.inline_keys(self, expected, actual, where, props, depth, plan)
-        if cfg.count_extras and not actual.keys() <= expected.keys():
-            self.extras_read(expected, actual, where, props, depth)
+        if not actual.keys() <= expected.keys():
+            if cfg.count_extras:
+                self.extras_read(expected, actual, where, props, depth)
+            elif self.unread:
+                inline_leaves.extras_checked(expected, actual, depth)
 
     def key_of_object(
         self,
