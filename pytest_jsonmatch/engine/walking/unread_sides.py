@@ -30,11 +30,13 @@ _new = tuple.__new__  # (a Pairing built as walk.py builds it)
 def walks_unread(cfg: WalkConfig) -> bool:
     """Whether a walk under ``cfg`` may take an unread side: each of its ways checks what it
     takes of it. The generated scorers' configurations (``generated_scorers.compiles``),
-    and those of arrays paired by similarity (structural_f1's) under no schema-driven rule,
-    rule or leaf depth: the inline loop checks the objects' keys and scalars, and every
-    array, which the pair scores read, is read whole first (``key_array``)."""
+    and those of arrays paired by similarity (structural_f1's) or by index
+    (json_similarity's) under no schema-driven rule, rule or leaf depth: the inline loop
+    checks the objects' keys and scalars (and the keys only the answer has, where they do
+    not count: ``inline_leaves.extras_checked``), and every array paired by similarity,
+    which the pair scores read, is read whole first (``key_array``)."""
     return generated_scorers.compiles(cfg) or (
-        cfg.array_mode == "similarity"
+        (cfg.array_mode == "similarity" or cfg.array_mode == "index")
         and not cfg.schema_driven
         and not cfg.rules
         and cfg.leaf_depth is None
@@ -332,6 +334,9 @@ class UnreadSides:
             for j in lone_a:
                 extra = self.read_whole(actual[j], below), where.element(j, where.actual_path)
                 one_sided(self.out, cfg, *extra, items, HALLUCINATION, below, lone, keep)
+        else:  # (not counted, still checked: the door reads the whole answer)
+            for j in lone_a:
+                self.read_whole(actual[j], below)
 
     def node_read(
         self,
