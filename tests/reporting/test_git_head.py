@@ -189,3 +189,16 @@ def test_the_search_stops_at_the_file_system_edge(
     monkeypatch.setattr(git_head.os, "stat", stat)
     assert head_commit(str(inner)) is None
     assert head_commit(str(repo)) == _rev_parse(repo)
+
+
+@pytest.mark.parametrize("where", ["HEAD", "packed-refs", "refs/heads/main"])
+def test_a_fifo_among_the_files_is_never_waited_on(tmp_path: Path, where: str) -> None:
+    """A file git reads that is a fifo (or a device) is not opened: the reader asks git,
+    and a run never waits on it."""
+    repo = _repository(tmp_path / "repo")
+    _git(repo, "pack-refs", "--all")
+    target = repo / ".git" / where
+    target.unlink(missing_ok=True)
+    os.mkfifo(target)
+    with pytest.raises(git_head._Unknown):
+        git_head._read_head(str(repo))

@@ -68,7 +68,7 @@ def _read_head(root: str) -> str | None:
         # a worktree's own refs sit in its folder; branches and tags in the common one
         own = ref.startswith(("refs/bisect/", "refs/worktree/", "refs/rewritten/"))
         loose = os.path.join(git_dir if own else common, *ref.split("/"))
-        if os.path.isfile(loose):
+        if os.path.lexists(loose):  # (anything but a file there: git answers)
             text = _line(loose)
             continue
         return _packed(common, ref)
@@ -113,7 +113,7 @@ def _common_folder(git_dir: str) -> str:
     """Where the repository's branches are kept: a linked worktree's folder names it in
     ``commondir`` (relative to itself, most often); any other keeps its own."""
     named = os.path.join(git_dir, "commondir")
-    if not os.path.exists(named):
+    if not os.path.lexists(named):
         return git_dir
     folder = os.path.normpath(os.path.join(git_dir, _line(named)))
     if not os.path.isdir(folder):
@@ -124,8 +124,13 @@ def _common_folder(git_dir: str) -> str:
 def _packed(common: str, ref: str) -> str | None:
     """``ref``'s commit in ``packed-refs`` (``<commit> <ref>`` lines; ``#`` a header, ``^``
     a peeled tag's commit); None where the ref is nowhere: a branch without a commit."""
+    packed = os.path.join(common, "packed-refs")
+    if not os.path.lexists(packed):
+        return None
+    if not os.path.isfile(packed):
+        raise _Unknown
     try:
-        with open(os.path.join(common, "packed-refs"), encoding="utf-8", errors="replace") as fh:
+        with open(packed, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 commit, _, name = line.rstrip("\n").partition(" ")
                 if name == ref:
@@ -142,6 +147,8 @@ def _packed(common: str, ref: str) -> str | None:
 def _line(path: str) -> str:
     """The first line of a short file, stripped (:class:`_Unknown` where it cannot be
     read)."""
+    if not os.path.isfile(path):  # (a fifo or a device would be waited on)
+        raise _Unknown
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             return fh.read(_READ).partition("\n")[0].strip()
