@@ -617,7 +617,7 @@ def _score(
             else walked_apart(cfg, expected, actual)
         )
         found = (
-            walk(cfg, expected, actual, schema, unread=unread, unread_expected=unread_expected)
+            walk(cfg, expected, actual, schema, False, unread, unread_expected)
             if apart is None
             else apart
         )
@@ -633,6 +633,7 @@ def _score(
         precision, recall = precision_recall(fields)
     f1 = f_beta(precision, recall)
     score = metric.headline_score(precision, recall, f1, options)
+    pairings, floors = found.pairings, found.floors  # (most often empty: no call then)
     return MatchResult._build(
         metric.name,
         score,
@@ -640,6 +641,6 @@ def _score(
         recall,
         f1,
         tuple(fields),
-        tuple(found.pairings),
-        tuple(found.floors),
+        tuple(pairings) if pairings else (),
+        tuple(floors) if floors else (),
     )

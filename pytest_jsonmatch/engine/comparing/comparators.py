@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core.errors import ComparatorError, ConfigError, JsonMatchError, ParseError, shown
-from ..core.numbers import gap, is_finite_number, is_float_number, relative_gap
+from ..core.numbers import FLOAT_SAFE, gap, is_finite_number, is_float_number, relative_gap
 from ..core.paths import display_path
 from ..core.slotted import HashedSlotted
 from ..core.values import ARRAY, OBJECT, STRING, canonical_key, is_number, json_equal, json_type
@@ -144,9 +144,13 @@ def _number_param(name: str, key: str, value: object, minimum: float = 0.0) -> f
 
 
 def _exact(expected: object, actual: object) -> float:
-    if type(expected) is str and type(actual) is str:
-        return 1.0 if expected == actual else 0.0
+    if type(expected) is type(actual) and type(expected) in _PLAIN_SCALARS:
+        return 1.0 if expected == actual else 0.0  # (json_equal of two of one plain type)
     return 1.0 if json_equal(expected, actual) else 0.0
+
+
+# the scalar types two values of which json_equal compares by ``==`` alone
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def bind_exact(params: Mapping[str, object] | None = None) -> BoundComparator:
@@ -388,6 +392,16 @@ def bind_jaccard(params: Mapping[str, object] | None = None) -> BoundComparator:
 
 
 def _relative(expected: object, actual: object) -> float:
+    kind_e, kind_a = type(expected), type(actual)
+    if (
+        (kind_e is float or (kind_e is int and -FLOAT_SAFE < expected < FLOAT_SAFE))  # type: ignore[operator]
+        and (kind_a is float or (kind_a is int and -FLOAT_SAFE < actual < FLOAT_SAFE))  # type: ignore[operator]
+    ):  # (plain numbers a float holds: the general way's first branch, without its calls)
+        e, a = float(expected), float(actual)  # type: ignore[arg-type]
+        if abs(e) <= all_pairs.ZERO:
+            return 1.0 if abs(a) <= all_pairs.ZERO else 0.0
+        score = 1.0 - abs(e - a) / abs(e)
+        return score if score > 0.0 else 0.0  # (max(0.0, score), without the call)
     if is_number(expected) and is_number(actual):
         if is_float_number(expected) and is_float_number(actual):
             e, a = float(expected), float(actual)

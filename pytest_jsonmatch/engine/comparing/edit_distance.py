@@ -33,7 +33,7 @@ twice over (see docs/performance.md).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from types import ModuleType
 
@@ -216,7 +216,19 @@ def levenshtein_distance(expected: str, actual: str) -> int:
 def levenshtein_similarity(expected: str, actual: str) -> float:
     """1 - distance / the longer length (1 for two empty strings): RapidFuzz's
     ``Levenshtein.normalized_similarity``, computed the same way, bit for bit."""
-    longest = max(len(expected), len(actual))
+    n_e, n_a = len(expected), len(actual)
+    longest = n_e if n_e > n_a else n_a
     if longest <= SHORT:
-        return float(_rapidfuzz()[0].normalized_similarity(expected, actual))
+        return float((_NORMALIZED or _normalized())(expected, actual))
     return 1.0 - levenshtein_distance(expected, actual) / longest
+
+
+# RapidFuzz's normalized Levenshtein similarity, once imported (``_normalized``): the import
+# statement runs at every call otherwise, a few times the cost of a short comparison
+_NORMALIZED: Callable[[str, str], float] | None = None
+
+
+def _normalized() -> Callable[[str, str], float]:
+    global _NORMALIZED
+    _NORMALIZED = _rapidfuzz()[0].normalized_similarity
+    return _NORMALIZED
