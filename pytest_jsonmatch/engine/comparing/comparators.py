@@ -440,6 +440,13 @@ def bind_threshold(params: Mapping[str, object] | None = None) -> BoundComparato
         return 1.0 if w == 0 else 1.0 - (d / t) ** power  # w = 0: no penalty inside t
 
     def score(expected: object, actual: object) -> float:
+        kind_e, kind_a = type(expected), type(actual)
+        if (
+            (kind_e is float or (kind_e is int and -FLOAT_SAFE < expected < FLOAT_SAFE))  # type: ignore[operator]
+            and (kind_a is float or (kind_a is int and -FLOAT_SAFE < actual < FLOAT_SAFE))  # type: ignore[operator]
+        ):  # (plain numbers a float holds: gap's own arithmetic, without the calls)
+            d = abs(float(expected) - float(actual))  # type: ignore[arg-type]
+            return 0.0 if d > t else within(d)
         if is_number(expected) and is_number(actual):
             d = gap(expected, actual)
             return 0.0 if d > t else within(d)

@@ -1,6 +1,7 @@
 """The built-in comparators score two plain scalars of their own types without the general
 way's calls (``comparators._exact``: two values of one plain type by ``==``;
-``_relative``: two numbers a float holds as floats): the same score, to the bit, as the
+``_relative`` and ``threshold``: two numbers a float holds as floats): the same score, to
+the bit, as the
 rule they state, for any pair, and the general way still takes every other value (a
 boolean is never a number, an integer past a float's range is compared exactly)."""
 
@@ -13,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch.engine.comparing import all_pairs
-from pytest_jsonmatch.engine.comparing.comparators import _exact, _relative
-from pytest_jsonmatch.engine.core.numbers import FLOAT_SAFE, relative_gap
+from pytest_jsonmatch.engine.comparing.comparators import _exact, _relative, bind_threshold
+from pytest_jsonmatch.engine.core.numbers import FLOAT_SAFE, gap, relative_gap
 from pytest_jsonmatch.engine.core.values import is_number, json_equal
 
 NUMBERS = st.one_of(
@@ -47,6 +48,30 @@ def test_relative_scores_as_its_rule_states(expected: Any, actual: Any) -> None:
     assert got.hex() == rule.hex()
 
 
+def threshold_rule(expected: Any, actual: Any, t: float, w: float) -> float:
+    """structeval's threshold score: 0 past ``t`` apart, else 1 - (d / t) ** (1 / w)."""
+    if is_number(expected) and is_number(actual):
+        d = gap(expected, actual)
+        if d > t:
+            return 0.0
+        return 1.0 if w == 0 else 1.0 - (d / t) ** (math.inf if w == 0 else 1.0 / w)
+    return 1.0 if json_equal(expected, actual) else 0.0
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    expected=SCALARS,
+    actual=SCALARS,
+    params=st.sampled_from([(0.001, 0.1), (10.0, 1.0), (1e300, 0.5), (2.5, 0.0)]),
+)
+def test_threshold_scores_as_its_rule_states(
+    expected: Any, actual: Any, params: tuple[float, float]
+) -> None:
+    t, w = params
+    score = bind_threshold({"threshold": t, "weighting": w}).score
+    assert score(expected, actual).hex() == threshold_rule(expected, actual, t, w).hex()
+
+
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(expected=SCALARS, actual=SCALARS)
 def test_exact_scores_as_json_equality(expected: Any, actual: Any) -> None:
@@ -66,5 +91,8 @@ def test_the_cases_each_way_takes() -> None:
     assert _relative(1e-13, -1e-13) == 1.0 and _relative(0.0, 1e-11) == 0.0
     assert _relative(2.0, 7.0) == 0.0  # (1 - 5/2 floored)
     assert _relative(-0.0, 0.0) == 1.0
+    near = bind_threshold({"threshold": 10, "weighting": 1}).score
+    assert near(100, 105) == 0.5 and near(100.0, 95.0) == 0.5  # (1 - 5/10)
+    assert near(2**1100, 2**1100 + 5) == 0.5 and near(1, 12) == 0.0 and near(True, 1) == 0.0
     assert _exact(1, 1.0) == 1.0 and _exact(True, 1) == 0.0 and _exact(None, 0) == 0.0
     assert _exact(0.1 + 0.2, 0.3) == 0.0 and math.isclose(0.1 + 0.2, 0.3)
