@@ -24,6 +24,14 @@ nested value, a key whose values differ in type, a comparator of another all-pai
 integer no float holds, a schema, a rule, a judge. The
 generated text is printable (:func:`plan_source`). ``SPECIALISE = False`` turns this off
 (the differential tests compare both).
+
+On structural_f1's unread walk, two arrays of flat objects are checked for the door and
+surveyed for their shapes in one pass (``checked_shapes``, from walking/unread_sides.py),
+and the shapes are handed to ``similarity_rows`` for those two arrays: the door's pass and
+a second for the shapes were one each. An array of fewer than MIN_PAIRS pairs is then
+scored here too where a plan of its shapes is kept with its code written (a dataset's short
+arrays of a repeated shape): its rows cost less than the general path's columns, and it
+never lays out a plan or counts a sighting, so a one-off array pays nothing for it.
 """
 
 from __future__ import annotations
@@ -36,12 +44,14 @@ from ..comparing.comparators import BoundComparator
 from ..configuring.walk_config import WalkConfig
 from ..core.numbers import FLOAT_SAFE
 from ..core.values import JsonValue
+from ..reading import intake
 from ..schemas.eval_schema import SchemaNode
 
 SPECIALISE = True  # False: every array takes pair_scores' column scores
 
-# Below this many element pairs the general path's columns cost less than reading both sides
-# here: the rows, the plan and its lookup are paid once an array, the savings once a pair
+# Below this many element pairs the general path's columns cost less than surveying both
+# sides and laying out a plan here: an array this small is scored here only by a plan kept
+# for its shapes, with its code written, where its shapes come from the door's pass
 MIN_PAIRS = 9
 MAX_COLUMNS = 24  # a wider plan takes the general path
 MAX_SCORERS = 512  # generated functions kept; a plan past them takes the general path
@@ -82,6 +92,8 @@ _FUNCTIONS: dict[Plan, tuple[Reader, Scorer]] = {}
 _SIGHTINGS: dict[Plan, int] = {}  # plans met, not yet written: how many times
 # An element's shape: its keys in order and its values' types
 Shape: TypeAlias = "tuple[tuple[object, ...], tuple[type, ...]]"
+# Both sides' shapes as one key, and each side's elements' numbers of fields (``_shapes``)
+Shaped: TypeAlias = "tuple[tuple[tuple[Shape, ...], tuple[Shape, ...]], list[int], list[int]]"
 # Plans laid out (``_laid_out``) by both sides' shapes (``_shapes``), with the policy and
 # the flag they were laid out under (a configuration's: its own table, checked by
 # identity); None where the general path scores such arrays. At most MAX_SIGHTINGS kept.
@@ -103,19 +115,22 @@ def similarity_rows(
 ) -> tuple[list[list[float]], float] | None:
     """The pair scores of two non-empty arrays as pair_scores' small form gives them (rows
     of sums and their scale), or None where the general path must score them. The caller
-    keeps to a few elements (pair_scores.SMALL_PAIRS)."""
-    if (
-        not SPECIALISE
-        or len(expected) * len(actual) < MIN_PAIRS
-        or items is not None
-        or cfg.rules
-        or cfg.batch_policy
-        or cfg.skip_patterns
-    ):
+    keeps to a few elements (pair_scores.SMALL_PAIRS). An array of fewer than MIN_PAIRS
+    pairs is scored here only where its shapes were handed over (``checked_shapes``) and a
+    plan of them is kept with its code written: then nothing is surveyed or laid out for
+    it, and its rows cost less than the general path's columns."""
+    if not SPECIALISE or items is not None or cfg.rules or cfg.batch_policy or cfg.skip_patterns:
         return None
+    small = len(expected) * len(actual) < MIN_PAIRS
     if type(expected[0]) is not dict:  # scalars: each is its element's one field, path ""
+        if small:
+            return None
         expected, actual = [{"": v} for v in expected], [{"": v} for v in actual]
         shaped = None
+    elif _handed is not None and _handed[0] is expected and _handed[1] is actual:
+        shaped = _handed[2]
+    elif small:
+        return None
     else:
         shaped = _shapes(expected, actual)
     policy = cfg.type_policy
@@ -127,6 +142,8 @@ def similarity_rows(
             return None
         keys, given, plan = laid
         sizes_e, sizes_a = shaped[1], shaped[2]  # type: ignore[index]
+    elif small:
+        return None  # (a plan is laid out for an array of MIN_PAIRS pairs or more only)
     else:
         seen_e = _survey(expected)
         seen_a = _survey(actual) if seen_e is not None else None
@@ -137,12 +154,17 @@ def similarity_rows(
         if shaped is not None:
             if len(_KEPT) >= MAX_SIGHTINGS:
                 _KEPT.clear()
+                _FIRSTS.clear()
             _KEPT[shaped[0]] = (policy, equal_one, laid)
+            if laid is not None and shaped[0][0]:  # (an empty object's shape is not listed)
+                _FIRSTS.add(shaped[0][0][0])
         if laid is None:
             return None
         keys, given, plan = laid
     found = _FUNCTIONS.get(plan)
     if found is None:
+        if small:
+            return None  # (not a sighting: a plan's code is written for larger arrays)
         sightings = _SIGHTINGS.get(plan, 0) + 1
         if sightings < WRITE_AT or len(_FUNCTIONS) >= MAX_SCORERS:
             if len(_SIGHTINGS) < MAX_SIGHTINGS:
@@ -199,9 +221,7 @@ def _laid_out(
     return keys, tuple(constants), (tuple(forms), uniform)
 
 
-def _shapes(
-    expected: Sequence[JsonValue], actual: Sequence[JsonValue]
-) -> tuple[tuple[tuple[Shape, ...], tuple[Shape, ...]], list[int], list[int]] | None:
+def _shapes(expected: Sequence[JsonValue], actual: Sequence[JsonValue]) -> Shaped | None:
     """Each side's distinct element shapes (an object's keys and its values' types) in the
     order first met, as one key, and each side's elements' numbers of fields (values not
     null): all that ``_survey`` reads of a side, so that a plan laid out once serves every
@@ -239,6 +259,99 @@ def _side_shapes(elements: Sequence[JsonValue]) -> tuple[tuple[Shape, ...], list
                 shapes.append(shape)
             keys_met, types_met = keys, types
             size = len(types) - types.count(_NONE)
+        sizes.append(size)
+    return tuple(shapes), sizes
+
+
+# The first expected element's shape of every plan kept (``_KEPT``): an array of fewer
+# than MIN_PAIRS pairs is scored here only by a kept plan, so where its first element's
+# shape is none of these, ``checked_shapes`` leaves it to the door at once (an assertion's
+# small array of a shape of its own pays no pass for shapes no plan has)
+_FIRSTS: set[Shape] = set()
+# The shapes of the two arrays ``checked_shapes`` last checked, for their pair scores:
+# (expected, actual, what ``_shapes`` gives of them); None once they are walked.
+_handed: tuple[Sequence[JsonValue], Sequence[JsonValue], Shaped] | None = None
+
+
+def checked_shapes(expected: Sequence[JsonValue], actual: Sequence[JsonValue], levels: int) -> bool:
+    """Whether two arrays of a side the door has not read (structural_f1's unread walk:
+    walking/unread_sides.py) are what the door passes as they are within ``levels`` levels,
+    where every element is an object of plain scalars: string keys, at most _KEPT_KEYS of
+    them (fewer than the door's bound), values of the plain scalar types, floats finite.
+    One pass over each side makes the door's check and the shapes ``_shapes`` reads, which
+    are then handed to ``similarity_rows`` for these two arrays (``forget_shapes`` once
+    they are walked). False, and nothing handed, for any other arrays (the door then reads
+    them whole: a nested value, a scalar element, too many shapes to keep, an array of
+    fewer than MIN_PAIRS pairs whose first expected element no kept plan starts with)."""
+    global _handed
+    if levels < 2 or not SPECIALISE:
+        return False
+    if len(expected) * len(actual) < MIN_PAIRS:  # (taken only by a kept plan: see _FIRSTS)
+        first: Any = expected[0] if expected else None
+        if (
+            type(first) is not dict
+            or (tuple(first), tuple(map(type, first.values()))) not in _FIRSTS
+        ):
+            return False
+    bound = min(_KEPT_KEYS, intake.MAX_KEYS)  # (read now: a test may set the door's bound)
+    found_e = _checked_side(expected, bound)
+    found_a = _checked_side(actual, bound) if found_e is not None else None
+    if found_e is None or found_a is None:
+        return False
+    _handed = expected, actual, ((found_e[0], found_a[0]), found_e[1], found_a[1])
+    return True
+
+
+def forget_shapes() -> None:
+    """The shapes ``checked_shapes`` handed over no longer held (nor their arrays)."""
+    global _handed
+    _handed = None
+
+
+def _checked_side(
+    elements: Sequence[JsonValue], bound: int
+) -> tuple[tuple[Shape, ...], list[int]] | None:
+    """``_side_shapes`` of a side, where its elements also pass the door's checks of a
+    flat object (``intake._plain_depth``): at most ``bound`` keys, every key a ``str``
+    (checked for each element: a key of a ``str`` subclass compares equal to a plain one),
+    every float finite."""
+    shapes: list[Shape] = []
+    sizes: list[int] = []
+    keys_met: tuple[object, ...] = ()
+    types_met: tuple[type, ...] = ()
+    floats: list[int] = []  # where the floats are among the values of types_met
+    size = 0
+    element: Any  # (read by its type)
+    for element in elements:
+        if type(element) is not dict:
+            return None
+        values = tuple(element.values())
+        types = tuple(map(type, values))
+        for key in element:
+            if type(key) is not str:
+                return None
+        keys = tuple(element)
+        if keys != keys_met or types != types_met:  # (the last element's shape: common)
+            shape = (keys, types)
+            if shape not in shapes:
+                if (
+                    not _SCALAR_TYPES.issuperset(types)
+                    or len(keys) > bound
+                    or len(shapes) == _KEPT_SHAPES
+                ):
+                    return None
+                shapes.append(shape)
+            if types != types_met:
+                floats = []
+                if float in types:  # (a loop here, not a generator: its frame costs more)
+                    for i, kind in enumerate(types):
+                        if kind is float:
+                            floats.append(i)
+            keys_met, types_met = keys, types
+            size = len(types) - types.count(_NONE)
+        for i in floats:
+            if values[i] - values[i] != 0.0:
+                return None  # (not finite: the door names it)
         sizes.append(size)
     return tuple(shapes), sizes
 
@@ -340,6 +453,13 @@ def plan_source(plan: Plan) -> str:
         cells = [f"b = {full_count}", *cells]
         end = ["u = se + sa - b", "row.append(t / u if u else 1.0)"]
     unpack_consts = [f"    {_tuple(consts)} = constants"] if consts else []
+    if uniform:  # (the sums are returned as they are: no element's size is read)
+        outer = [f"    for {_tuple(names_e)} in rows_e:"]
+        inner = [f"        for {_tuple(names_a)} in rows_a:"]
+    else:
+        outer = [f"    for ({_tuple(names_e)}), se in zip(rows_e, sizes_e):"]
+        inner = [f"        for ({_tuple(names_a)}), sa in zip(rows_a, sizes_a):"]
+    zeros = [f"zero{c} = None" for c, (form, _) in enumerate(forms) if form == _WITHIN]
     keys = [f"k{c}" for c in range(len(forms))]
     return "\n".join(
         [
@@ -355,10 +475,11 @@ def plan_source(plan: Plan) -> str:
             "",
             "def scores(rows_e, rows_a, sizes_e, sizes_a, constants):",
             *unpack_consts,
+            *("    " + line for line in zeros),
             "    out = []",
-            f"    for ({_tuple(names_e)}), se in zip(rows_e, sizes_e):",
+            *outer,
             "        row = []",
-            f"        for ({_tuple(names_a)}), sa in zip(rows_a, sizes_a):",
+            *inner,
             "            t = 0.0",
             *("            " + line for line in cells),
             *("            " + line for line in end),
@@ -387,9 +508,10 @@ def _column_code(c: int, form: str) -> tuple[list[str], list[str], list[str], li
             "    found = masks[v] = (mask, mask.bit_count())",
             f"x{c}, xn{c} = found",
         ]
-        cell = [
-            f"s = ({x} & {y}).bit_count()",
+        cell = [  # (the shared tokens counted only where there are some)
+            f"s = {x} & {y}",
             "if s:",
+            "    s = s.bit_count()",
             f"    t += s / (xn{c} + yn{c} - s)",
             f"elif not xn{c} and not yn{c}:",
             "    t += 1.0",
@@ -408,11 +530,26 @@ def _column_code(c: int, form: str) -> tuple[list[str], list[str], list[str], li
             ]
         return [f"{{}}{c}"], [f"score{c}"], [f"x{c} = v"], cell
     prepared = [
-        "if type(v) is int and not -FLOAT_SAFE < v < FLOAT_SAFE:",
+        "if type(v) is float:",
+        f"    x{c} = v",
+        "elif -FLOAT_SAFE < v < FLOAT_SAFE:",
+        f"    x{c} = float(v)",
+        "else:",
         "    return None  # (no float holds it: the general path scores it exactly)",
-        f"x{c} = float(v)",
     ]
-    cell = [f"d = abs({x} - {y})", f"if d <= limit{c}:", f"    t += within{c}(d)"]
+    # |d| <= t as two comparisons, without a call (d is finite: the door passes no other
+    # float); within(0.0), the score of equal numbers, asked once a call
+    cell = [
+        f"d = {x} - {y}",
+        f"if -limit{c} <= d <= limit{c}:",
+        "    if d:",
+        f"        t += within{c}(abs(d))",
+        f"    elif zero{c} is not None:",
+        f"        t += zero{c}",
+        "    else:",
+        f"        zero{c} = within{c}(0.0)",
+        f"        t += zero{c}",
+    ]
     return [f"{{}}{c}"], [f"limit{c}", f"within{c}"], prepared, cell
 
 

@@ -15,6 +15,7 @@ from ..core.depth import SHALLOW
 from ..core.paths import Where, display_path
 from ..core.values import MISSING, JsonArray, JsonObject, JsonValue
 from ..pairing.array_pairs import unread_pairs
+from ..pairing.flat_similarity import checked_shapes, forget_shapes
 from ..reading.intake import MAX_KEYS, Unread, plain_within
 from ..results.field_results import HALLUCINATION, OMISSION, Pairing, WalkOutput
 from ..schemas.eval_schema import SchemaNode, checked_items
@@ -229,8 +230,14 @@ class UnreadSides:
         index or by counts of equal fields (which read them by type and equality alone):
         then each element is checked where the walk takes it (``unread_array``), and an
         unread expected side of a schema-driven walk is checked by the pass that infers its
-        elements' node (``checked_items``: the pass over their skeleton, where one is read)."""
+        elements' node (``checked_items``: the pass over their skeleton, where one is read).
+        Arrays paired by similarity whose elements are flat objects are checked by the pass
+        that finds their shapes for the pair scores (``flat_arrays``)."""
         cfg = self.cfg
+        if cfg.array_mode == "similarity" and self.flat_arrays(
+            key, expected, actual, parent, depth
+        ):
+            return
         unread, unread_expected = self.unread, self.unread_expected
         # (paired by index or by counts of equal fields: unread_array reads the
         # elements the counts cannot pair)
@@ -252,6 +259,27 @@ class UnreadSides:
                 self.array(expected, actual, parent.key(key), None, None, depth)
         finally:
             self.unread, self.unread_expected = unread, unread_expected
+
+    def flat_arrays(
+        self, key: str, expected: JsonArray, actual: JsonArray, parent: Where, depth: int
+    ) -> bool:
+        """``key_array`` of two arrays paired by similarity (structural_f1's) where a side
+        is unread, when every element of both is an object of plain scalars: one pass over
+        each side makes the door's check and the elements' shapes, which the pair scores
+        then take (``flat_similarity.checked_shapes``), instead of the door's own pass and
+        a second for the shapes; then walked as read. False, nothing walked, for any other
+        arrays (key_array reads them whole). Apart from key_array, whose frame a deep
+        array's walk stacks under all its levels, and which keeps its size."""
+        unread, unread_expected = self.unread, self.unread_expected
+        if not (unread or unread_expected) or not checked_shapes(expected, actual, SHALLOW - depth):
+            return False
+        self.unread = self.unread_expected = False
+        try:
+            self.array(expected, actual, parent.key(key), None, None, depth)
+        finally:
+            self.unread, self.unread_expected = unread, unread_expected
+            forget_shapes()
+        return True
 
     def elements_unread(
         self, key: str, expected: JsonArray, actual: JsonArray, parent: Where, depth: int
