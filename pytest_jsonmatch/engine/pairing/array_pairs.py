@@ -12,7 +12,7 @@ of equal fields, by functions generated per element shape (equal_fields.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, cast
 
 from ..comparing.field_spec import Align, FieldSpec
 from ..configuring.walk_config import WalkConfig
@@ -141,10 +141,35 @@ def _identical(
         # an in-order copy, the commonest case, is worth catching first; and only of
         # elements that nest no deeper than one level, since the walk asks again at every
         # array below (arrays 2,000 deep compared whole at each level: quadratic)
-        if expected == actual and _shallow(expected) and json_equal(expected, actual):
+        if (
+            expected == actual
+            and _shallow(expected)
+            and (_typed_alike(expected, actual) or json_equal(expected, actual))
+        ):
             return [(i, i, 1.0) for i in range(len(expected))], [], []
         return None
     return assignment.identical_pairs(expected, actual)
+
+
+def _typed_alike(expected: Sequence[JsonValue], actual: Sequence[JsonValue]) -> bool:
+    """Whether two shallow arrays that ``==`` finds equal are JSON-equal by their types
+    alone: each pair of elements of one type, two objects with their keys in the same order
+    and values of the same types, two arrays with values of the same types (``==`` then
+    compared each pair of values of one type, which is JSON equality). False leaves them to
+    ``json_equal`` (a boolean and a number ``==`` takes as equal, 1 and 1.0, keys in
+    another order): a pass of a few tuples in C where json_equal calls itself per value."""
+    e: Any
+    a: Any  # (both read by their type)
+    for e, a in zip(expected, actual):
+        kind = type(e)
+        if kind is not type(a):
+            return False
+        if kind is dict:
+            if tuple(e) != tuple(a) or tuple(map(type, e.values())) != tuple(map(type, a.values())):
+                return False
+        elif kind is list and tuple(map(type, e)) != tuple(map(type, a)):
+            return False
+    return True
 
 
 def _shallow(elements: Sequence[JsonValue]) -> bool:
