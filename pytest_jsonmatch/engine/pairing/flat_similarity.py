@@ -127,8 +127,8 @@ def similarity_rows(
             return None
         expected, actual = [{"": v} for v in expected], [{"": v} for v in actual]
         shaped = None
-    elif _handed is not None and _handed[0] is expected and _handed[1] is actual:
-        shaped = _handed[2]
+    elif (handed := _handed) is not None and handed[0] is expected and handed[1] is actual:
+        shaped = handed[2]  # (the slot read once: see _handed)
     elif small:
         return None
     else:
@@ -269,7 +269,10 @@ def _side_shapes(elements: Sequence[JsonValue]) -> tuple[tuple[Shape, ...], list
 # small array of a shape of its own pays no pass for shapes no plan has)
 _FIRSTS: set[Shape] = set()
 # The shapes of the two arrays ``checked_shapes`` last checked, for their pair scores:
-# (expected, actual, what ``_shapes`` gives of them); None once they are walked.
+# (expected, actual, what ``_shapes`` gives of them); None once they are walked. One slot,
+# read once and taken only for the very arrays it names: where walks run in several threads,
+# a walk whose shapes another replaced finds its arrays' shapes itself (or, for an array of
+# fewer than MIN_PAIRS pairs, takes the general path), never another's.
 _handed: tuple[Sequence[JsonValue], Sequence[JsonValue], Shaped] | None = None
 
 

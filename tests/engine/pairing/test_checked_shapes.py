@@ -193,3 +193,23 @@ def test_plain_arrays_are_checked_by_the_shapes_pass_not_the_door(
     # (each unread walk the entry tries turns the array to the door; then the door's error)
     assert checked[0] and checked[1:] and not any(checked[1:])
     assert seen == ["expected", "actual"]
+
+
+def test_shapes_handed_for_other_arrays_are_never_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The slot names its arrays: another pair of arrays (another thread's walk, say) is
+    scored from its own shapes, or for a small one by the general path, whatever is
+    handed."""
+    monkeypatch.setattr(flat_similarity, "WRITE_AT", 1)
+    cfg = configure(STRUCTURAL_F1, {})
+    large_e, large_a = ITEMS, ITEMS[::-1]
+    assert flat_similarity.similarity_rows(cfg, None, large_e, large_a) is not None  # (kept)
+    own = flat_similarity.similarity_rows(cfg, None, large_e, large_a)
+    other = [{"a": "x", "b": 1}] * 3  # (other shapes: had they been taken, other rows)
+    assert flat_similarity.checked_shapes(other, other, 2)
+    try:
+        assert flat_similarity.similarity_rows(cfg, None, large_e, large_a) == own
+        assert flat_similarity.similarity_rows(cfg, None, ITEMS[:1], ITEMS[1:2]) is None
+        # the same contents in other lists are other arrays too
+        assert flat_similarity.similarity_rows(cfg, None, list(other), list(other)) is not None
+    finally:
+        flat_similarity.forget_shapes()
