@@ -633,14 +633,13 @@ def _score(
         precision, recall = precision_recall(fields)
     f1 = f_beta(precision, recall)
     score = metric.headline_score(precision, recall, f1, options)
-    pairings, floors = found.pairings, found.floors  # (most often empty: no call then)
-    return MatchResult._build(
+    return MatchResult._build(  # (pairings and floors most often empty: no call then)
         metric.name,
         score,
         precision,
         recall,
         f1,
         tuple(fields),
-        tuple(pairings) if pairings else (),
-        tuple(floors) if floors else (),
+        tuple(found.pairings) if found.pairings else (),
+        tuple(found.floors) if found.floors else (),
     )

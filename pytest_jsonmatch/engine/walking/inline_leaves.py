@@ -295,12 +295,13 @@ def _node_less(
     by Walk.obj. (The sides are typed Any: told apart by their type here, where a cast is a
     call per nested object.)"""
     if type(expected) is list:
-        cfg = walk.cfg
+        # (no local for the configuration: this frame lies under every level of a deep
+        # array's walk, whose frame stack's chunks its size moves)
         if (
             loop is not None
             and INDEX_ARRAYS
-            and cfg.array_mode == "index"
-            and not cfg.schema_driven
+            and walk.cfg.array_mode == "index"
+            and not walk.cfg.schema_driven
         ):
             # (no node, rule or leaf depth reaches a key _node_less takes with a ``loop``:
             # its caller's ``direct`` and ``nested_plan``, nor the elements below it)
