@@ -29,16 +29,21 @@ KEY_FORMS_LIMIT = 100_000
 def key_forms(key: str) -> tuple[str, str]:
     """How ``key`` is written as a path segment: at the root, and below a parent."""
     forms = KEY_FORMS.get(key)
-    if forms is None:
-        # (an ASCII key is plain exactly when it is an identifier: a letter or ``_``, then
-        # letters, digits and ``_``, as the pattern reads it; str's own test is quicker)
-        if key.isidentifier() if key.isascii() else _PLAIN_KEY.fullmatch(key):
-            forms = (key, "." + key)
-        else:
-            quoted = f"[{json.dumps(key, ensure_ascii=False)}]"
-            forms = (quoted, quoted)
-        if len(KEY_FORMS) < KEY_FORMS_LIMIT:
-            KEY_FORMS[key] = forms
+    return new_key_forms(key) if forms is None else forms
+
+
+def new_key_forms(key: str) -> tuple[str, str]:
+    """``key_forms`` of a key KEY_FORMS was just asked for and does not hold (the walk's
+    loops look there first: a key met once is not looked up twice)."""
+    # (an ASCII key is plain exactly when it is an identifier: a letter or ``_``, then
+    # letters, digits and ``_``, as the pattern reads it; str's own test is quicker)
+    if key.isidentifier() if key.isascii() else _PLAIN_KEY.fullmatch(key):
+        forms = (key, "." + key)
+    else:
+        quoted = f"[{json.dumps(key, ensure_ascii=False)}]"
+        forms = (quoted, quoted)
+    if len(KEY_FORMS) < KEY_FORMS_LIMIT:
+        KEY_FORMS[key] = forms
     return forms
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from ..comparing.comparators import BoundComparator, score_at
 from ..configuring.walk_config import InlinePlan, WalkConfig
 from ..core.depth import SHALLOW
-from ..core.paths import KEY_FORMS, Where, key_forms
+from ..core.paths import KEY_FORMS, Where, new_key_forms
 from ..core.values import MISSING, SCALAR_TYPES, JsonArray, JsonObject, JsonValue
 from ..reading.intake import MAX_KEYS, Unread, plain_within
 from ..results.field_results import (
@@ -217,7 +217,7 @@ def inline_keys(
                         score = comparator.score(value, other)
                         status = MATCH if score >= 1.0 else MISMATCH
             if comparator is not None:
-                forms = _known_forms(key) or key_forms(key)
+                forms = _known_forms(key) or new_key_forms(key)
                 child_path = path + forms[at_path]
                 append(
                     _new(
@@ -271,7 +271,7 @@ def _loop_of(
 def _omitted(key: str, value: JsonValue, path: str, field: str) -> FieldResult:
     """The omission of scalar ``key`` of the object at ``path`` (field path ``field``), the
     FieldResult ``one_sided`` makes of it."""
-    forms = KEY_FORMS.get(key) or key_forms(key)
+    forms = _known_forms(key) or new_key_forms(key)
     child = path + forms[1 if path else 0]
     child_field = child if field == path else field + forms[1 if field else 0]
     return _new(
@@ -313,7 +313,7 @@ def _node_less(
     if walk.unread_expected and (len(gold) > MAX_KEYS or depth >= SHALLOW):
         walk.refuse()  # (past the door's bound on keys, or the walk's room: the door reads it)
     path, field, actual_path = parent
-    forms = KEY_FORMS.get(key) or key_forms(key)
+    forms = _known_forms(key) or new_key_forms(key)
     child_path = path + forms[1 if path else 0]
     where = _new(
         Where,
@@ -352,10 +352,10 @@ def index_array(
     answer's past the expected side's end, read where unread and counted where extras
     count. Index pairs show no pairing. ``loop``: the parent object's (``_node_less``'s),
     whose plan and set-up the elements take, their expected side read."""
-    if walk.unread_expected:
-        walk.read_expected(expected, depth)
+    if walk.unread_expected and not plain_within(expected, SHALLOW - depth):
+        walk.refuse()  # (Walk.read_expected's check, without its call)
     path, field, actual_path = parent
-    forms = KEY_FORMS.get(key) or key_forms(key)
+    forms = _known_forms(key) or new_key_forms(key)
     child_path = path + forms[1 if path else 0]
     where = _new(
         Where,
