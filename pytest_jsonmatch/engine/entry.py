@@ -130,9 +130,12 @@ class Entry:
         # extra keys and elements too, which it checks where they do not count), no judge
         # is handed its values, and nothing else reads that side before the walk (a
         # target's part taken of it, a schema's conformance check after, once the walk
-        # found it all plain: what the door would have passed as it is)
+        # found it all plain: what the door would have passed as it is); never a metric
+        # that makes its fields itself (tool calls, trajectories): the walk checks nothing
+        # of what it reads
         self.unread = (
             READ_IN_WALK
+            and metric.score_fields is None  # (a metric that scores without the walk)
             and walks_unread(cfg)
             and not cfg.judged(schema)
             and not metric.prepares(cfg)
