@@ -248,24 +248,7 @@ def other_scalar(
     if expected == actual and (kind is not float or actual - actual == 0.0):
         text = _kept(actual, form, False) if form.keep else ""
         if text is None:  # cut, or a zero whose sign the row shows
-            append(
-                _new(
-                    FieldResult,
-                    (
-                        where[0],
-                        MATCH,
-                        1.0,
-                        expected,
-                        actual,
-                        name,
-                        "",
-                        where[1],
-                        where[2],
-                        1.0,
-                        None,
-                    ),
-                )
-            )
+            append(_field(where, MATCH, 1.0, expected, actual, name))
             return
         start = starts[slot]
         if start is None:
@@ -275,24 +258,7 @@ def other_scalar(
     elif kind is not float or (actual - actual == 0.0 and expected - expected == 0.0):
         texts = (_kept(expected, form, True), _kept(actual, form, True)) if form.keep else ("", "")
         if texts[0] is None or texts[1] is None:  # a value the report cuts
-            append(
-                _new(
-                    FieldResult,
-                    (
-                        where[0],
-                        MISMATCH,
-                        0.0,
-                        expected,
-                        actual,
-                        name,
-                        "",
-                        where[1],
-                        where[2],
-                        1.0,
-                        None,
-                    ),
-                )
-            )
+            append(_field(where, MISMATCH, 0.0, expected, actual, name))
             return
         start = starts[slot + 1]
         if start is None:
@@ -301,6 +267,21 @@ def other_scalar(
         append(miss)
     else:
         walk.refuse()  # not a JSON number (NaN, an infinity): the door names it
+
+
+def _field(
+    where: tuple[str, str, str | None],
+    status: str,
+    score: float,
+    expected: Any,
+    actual: Any,
+    name: str,
+) -> FieldResult:
+    """The full form's FieldResult of a plain key (as the generated text makes it)."""
+    return _new(
+        FieldResult,
+        (where[0], status, score, expected, actual, name, "", where[1], where[2], 1.0, None),
+    )
 
 
 def _kept(value: Any, form: RowForm, zero_ok: bool) -> str | None:
