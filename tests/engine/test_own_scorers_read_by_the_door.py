@@ -18,7 +18,10 @@ chat = pytest.importorskip("openai.types.chat")  # (the test extra installs the 
 
 def _call(city: str, unit: str) -> object:
     arguments = json.dumps({"location": city, "unit": unit})
-    return chat.ChatCompletionMessageFunctionToolCall(
+    # (the class's name in the SDK's releases before function and custom calls were two)
+    made = getattr(chat, "ChatCompletionMessageFunctionToolCall", None)
+    made = made or chat.ChatCompletionMessageToolCall
+    return made(
         id=f"call_{city}", type="function", function={"name": "get_weather", "arguments": arguments}
     )
 
