@@ -142,6 +142,18 @@ def dominant_pairs(
     return chosen
 
 
+# The switch of the solved assignments kept (docs/architecture.md, "Fast paths"): False
+# hands every small table that no partner dominates to the solver afresh.
+KEEP_SOLVED = True
+# A few elements' tables, solved, by their scores (and how they are read): the solver's
+# answer depends on nothing else, and the arrays of a handful of elements that comparison
+# after comparison pairs give the same few tables (counts of equal values: whole numbers),
+# each a call of the solver and its numpy set-up otherwise. Bounded: cleared when full.
+KEPT_CELLS = 64  # a larger table is solved afresh each time
+_SOLVED: dict[tuple[object, ...], list[tuple[int, int]]] = {}
+_SOLVED_LIMIT = 4096
+
+
 def assign(
     scores: list[list[float]] | Floats,
     keep_above: float,
@@ -151,8 +163,9 @@ def assign(
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
     or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays) holding
     the scores times ``scale`` (see pair_matrix_small), which are first tried with
-    ``dominant_pairs``. ``minimize_distance`` solves on ``1 - score`` (structeval's form,
-    which breaks ties the same way it does)."""
+    ``dominant_pairs``, then looked up among the tables solved before (``KEEP_SOLVED``).
+    ``minimize_distance`` solves on ``1 - score`` (structeval's form, which breaks ties
+    the same way it does)."""
     chosen = None
     if isinstance(scores, list):
         chosen = dominant_pairs(scores, DOMINANCE_MARGIN * scale)
@@ -161,6 +174,8 @@ def assign(
         if chosen is not None and scale != 1.0:
             chosen = [(i, j, total / scale) for i, j, total in chosen]
         if chosen is None and n and m:
+            if KEEP_SOLVED and n * m <= KEPT_CELLS:
+                return kept_pairs(_solved_small(scores, minimize_distance, scale), n, m, keep_above)
             import numpy as np
 
             scores = np.array(scores, dtype=float)
@@ -181,6 +196,37 @@ def assign(
         chosen = [(int(i), int(j), float(matrix[i, j])) for i, j in zip(rows, cols)]
         chosen.sort()
     return kept_pairs(chosen, n, m, keep_above)
+
+
+def _solved_small(
+    rows: list[list[float]], minimize_distance: bool, scale: float
+) -> list[tuple[int, int, float]]:
+    """The solver's pairs of a small table given as rows of the scores times ``scale``,
+    each with its score read as ``assign`` reads it from the solver's matrix (the cell as a
+    float, divided by ``scale`` as numpy divides it). The pairs are kept by the table and
+    how it is solved: equal tables (``==``, cell by cell) are the same doubles to the
+    solver, but for the sign of a zero, which no comparison it makes tells apart; so each
+    pair's score is read from the table at hand, never from the one kept."""
+    key = (tuple(map(tuple, rows)), minimize_distance, scale)
+    pairs = _SOLVED.get(key)
+    if pairs is None:
+        import numpy as np
+        from scipy.optimize import linear_sum_assignment
+
+        matrix = np.array(rows, dtype=float)
+        if scale != 1.0:
+            matrix /= scale
+        if minimize_distance:
+            picked_rows, picked_cols = linear_sum_assignment(1.0 - matrix)
+        else:
+            picked_rows, picked_cols = linear_sum_assignment(matrix, maximize=True)
+        pairs = sorted(zip(picked_rows.tolist(), picked_cols.tolist()))
+        if len(_SOLVED) >= _SOLVED_LIMIT:
+            _SOLVED.clear()
+        _SOLVED[key] = pairs
+    if scale != 1.0:
+        return [(i, j, float(rows[i][j]) / scale) for i, j in pairs]
+    return [(i, j, float(rows[i][j])) for i, j in pairs]
 
 
 def kept_pairs(

@@ -99,11 +99,14 @@ def counted_pairs(
         and not cfg.rules
         and not cfg.batch_policy
         and items is not None
-        and items.properties is not None
-        and not items.is_leaf
         and len(expected) * len(actual) <= SMALL_PAIRS
-        and type(expected[0]) is dict
     ):
+        return None
+    if items.properties is None:  # (elements compared whole: a plain leaf's, by equality)
+        if items.plain is None or items.plain.add_scores is not all_pairs.exact_pairs:
+            return None
+        return _scalar_pairs(cfg, items, expected, actual, path)
+    if items.is_leaf or type(expected[0]) is not dict:
         return None
     # (kept under _PLAN by this function alone)
     plan = cast("tuple[frozenset[str], frozenset[str]] | None", items.plans.get(_PLAN))
@@ -137,6 +140,44 @@ def counted_pairs(
     )
     scores, scale = _set_scores(objects_e, objects_a, sets_e, sets_a)
     return assignment.assign(scores, 0.0, scale=scale)
+
+
+def _scalar_pairs(
+    cfg: WalkConfig,
+    items: SchemaNode,
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
+    path: str,
+) -> assignment.Assignment | None:
+    """``counted_pairs`` of elements compared whole by equality (a leaf ``items``, such as
+    field_f1 infers for an array of scalars), every element a plain scalar: a pair's score
+    is 1.0 where its two values are equal JSON, else 0.0, as pair_scores.py finds it (the
+    element's one column, scale 1: every element has that one field); None for anything
+    else (a container element). ``items``: an ``equality_field``."""
+    rows_e = _scalar_rows(expected)
+    rows_a = _scalar_rows(actual) if rows_e is not None else None
+    if rows_e is None or rows_a is None:
+        return None
+    if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
+        return _in_order(len(expected))
+    return _assigned([[float(x == y) for y in rows_a] for x in rows_e], 1)
+
+
+def _scalar_rows(elements: Sequence[JsonValue]) -> list[Read] | None:
+    """Scalar elements read for counting (a boolean as its stand-in), or None where one is
+    not a plain scalar."""
+    rows: list[Read] = []
+    read: Read
+    for element in elements:
+        kind = type(element)
+        if kind in _PLAIN:
+            read = element  # type: ignore[assignment]  # (a plain scalar: its type was read)
+        elif kind is bool:
+            read = _TRUE if element else _FALSE
+        else:
+            return None
+        rows.append(read)
+    return rows
 
 
 def equality_field(node: SchemaNode) -> bool:

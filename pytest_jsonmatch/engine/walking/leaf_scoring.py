@@ -7,6 +7,9 @@ answered every field of the record (:meth:`LeafScoring.finish` puts the scores i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from ..comparing.comparators import BoundComparator, score_at
 from ..comparing.field_spec import FieldSpec
 from ..comparing.registry import BatchItem
@@ -14,7 +17,7 @@ from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW, call_with_depth
 from ..core.paths import Where
-from ..core.values import JsonValue, json_type
+from ..core.values import SCALAR_TYPES, JsonValue, json_type
 from ..judge import BatchScores, Failed
 from ..results.field_results import (
     BATCH_ERROR,
@@ -25,6 +28,17 @@ from ..results.field_results import (
     WalkOutput,
 )
 from ..schemas.eval_schema import SchemaNode
+from .ordered_elements import INDEX_SUFFIXES
+
+# The switch of leaf_pairs (docs/architecture.md, "Fast paths"): False sends each pair of
+# elements of a plain leaf node through Walk.node and Walk.leaf.
+LEAF_ELEMENTS = True
+
+# The scalar types the door passes as they are whatever their value (a float must also be
+# finite); FieldResults built with tuple.__new__, as the walk builds them (walk.py)
+_PLAIN_EXACT = frozenset({str, int, bool, type(None)})
+_new = tuple.__new__
+_SUFFIXES = len(INDEX_SUFFIXES)
 
 
 class LeafScoring:
@@ -35,6 +49,89 @@ class LeafScoring:
     out: WalkOutput
     # placeholders for batch scores: (index in out.fields, comparator, min_score)
     deferred: list[tuple[int, BoundComparator, float | None]]
+    unread_of: object  # (UnreadSides': the answer array whose elements are unread)
+
+    if TYPE_CHECKING:  # (the walk's, walk.Walk: the general way of one pair of elements)
+
+        def node(
+            self,
+            expected: JsonValue,
+            actual: JsonValue,
+            where: Where,
+            node: SchemaNode | None,
+            depth: int,
+        ) -> None: ...
+
+        def node_read(
+            self,
+            expected: JsonValue,
+            actual: JsonValue,
+            where: Where,
+            items: SchemaNode | None,
+            depth: int,
+        ) -> None: ...
+
+    def leaf_pairs(
+        self,
+        scored: Iterable[tuple[int, int, float]],
+        walked: dict[tuple[int, int], WalkOutput],
+        expected: list[JsonValue],
+        actual: list[JsonValue],
+        where: Where,
+        depth: int,
+        items: SchemaNode,
+    ) -> None:
+        """``Walk._walk_pairs`` of an array whose elements are a plain leaf of a schema-driven
+        walk without rules or leaf depth (``items.plain``: field_f1's node of scalars), where
+        ``Walk.node`` hands each pair to :meth:`leaf` with the node's spec: a pair of a
+        scalar and a plain scalar (an answer's element checked as ``Walk.read`` checks it:
+        of a plain type, a float finite) scored here, the FieldResult ``leaf`` makes of it
+        (switch ``LEAF_ELEMENTS``); any other pair, and every pair of a node with a floor,
+        as ``_walk_pairs`` walks it. Apart from ``_walk_pairs``, whose frame a deep array's
+        walk stacks at every level, and a method, so that its call there takes no more of
+        that frame's stack than the calls it has."""
+        comparator = items.plain if items.spec.min_score is None else None
+        fields, out = self.out.fields, self.out
+        path, field, moved = where
+        side, field = path if moved is None else moved, field + "[]"
+        n_e, n_a = len(expected), len(actual)
+        longest = n_e if n_e > n_a else n_a  # (the first indices' text made once)
+        index = INDEX_SUFFIXES if longest <= _SUFFIXES else [f"[{k}]" for k in range(longest)]
+        below = depth + 1
+        for i, j, _ in scored:
+            found = walked.get((i, j)) if walked else None
+            if found is not None:  # its walk is the one node() would do: take it as it is
+                fields.extend(found.fields)
+                out.pairings.extend(found.pairings)
+                out.floors.extend(found.floors)
+                continue
+            e, a = expected[i], actual[j]
+            at = _new(
+                Where,
+                (path + index[i], field, side + index[j] if moved is not None or i != j else None),
+            )
+            if (
+                comparator is not None
+                and type(e) in SCALAR_TYPES
+                and (type(a) in _PLAIN_EXACT or (type(a) is float and a - a == 0.0))
+            ):
+                # (leaf()'s score: the node's comparator, no transform; equal values of one
+                # type score 1 where it says so)
+                if type(e) is type(a) and e == a and comparator.equal_one:
+                    status, score = MATCH, 1.0
+                else:
+                    score = score_at(comparator, e, a, at[0])
+                    status = MATCH if score >= 1.0 else MISMATCH
+                fields.append(
+                    _new(
+                        FieldResult,
+                        (at[0], status, score, e, a, comparator.name, "", at[1], at[2], 1.0, None),
+                    )
+                )
+            elif actual is self.unread_of:  # (unread elements: UnreadSides.unread_array)
+                self.node_read(e, a, at, items, below)
+            else:
+                self.node(e, a, at, items, below)
 
     def leaf(
         self,

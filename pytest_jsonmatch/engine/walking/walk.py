@@ -40,7 +40,7 @@ from ..results.field_results import (
 )
 from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
-from . import inline_leaves
+from . import inline_leaves, leaf_scoring
 from .leaf_scoring import LeafScoring
 from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, extra_leaf, one_sided, shape_mismatch
@@ -457,6 +457,10 @@ class Walk(LeafScoring, UnreadSides):
             else None
         )
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
+        if objects is None and items is not None and items.plain is not None:
+            if leaf_scoring.LEAF_ELEMENTS and compiled.compiles(cfg):  # (its own loop)
+                self.leaf_pairs(scored, walked, expected, actual, where, depth, items)
+                return
         if plain and inline_leaves.INLINE_LEAVES:  # (its own loop: this frame keeps its size)
             inline_leaves.plain_pairs(self, scored, walked, expected, actual, where, depth)
             return
