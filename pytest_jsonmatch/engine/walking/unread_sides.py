@@ -19,6 +19,7 @@ from ..pairing.flat_similarity import checked_shapes, forget_shapes
 from ..reading.intake import MAX_KEYS, Unread, plain_within
 from ..results.field_results import HALLUCINATION, OMISSION, Pairing, WalkOutput
 from ..schemas.eval_schema import SchemaNode, checked_items
+from ..schemas.flat_items import flat_items
 from . import generated_scorers
 from .unpaired import LoneLeaves, one_sided
 
@@ -286,12 +287,16 @@ class UnreadSides:
     ) -> None:
         """``key_array``'s two arrays whose answer elements are unread (``unread_array``),
         with their elements' node: where the expected side is unread too, the pass that
-        infers it checks the expected elements (``checked_items``). Apart from key_array,
+        infers it checks the expected elements (``checked_items``; for objects of plain
+        scalars met first, ``flat_items``' one loop). Apart from key_array,
         whose frame the walk of a deep array stacks under all its levels and which keeps
         its size (see ``unread_array``)."""
         cfg = self.cfg
         if self.unread_expected:
-            items = checked_items(expected, cfg.registry, SHALLOW - depth)
+            # (objects of plain scalars met first: checked and inferred in one pass)
+            items = flat_items(expected, cfg.registry, SHALLOW - depth) or checked_items(
+                expected, cfg.registry, SHALLOW - depth
+            )
             self.unread_expected = False
             try:
                 self.unread_array(expected, actual, parent.key(key), depth, items)
