@@ -119,7 +119,9 @@ def counted_pairs(
         rows_e = read(expected, keys)
         rows_a = read(actual, keys) if rows_e is not None else None
         if rows_e is not None and rows_a is not None:
-            if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
+            if rows_e == rows_a and (
+                _distinct(rows_e) or cfg.identical_elements_score_one(items, path)
+            ):
                 return _in_order(len(expected))
             return _assigned(count(rows_e, rows_a), len(keys))
         apart = _rows_apart(actual, keys, fields, known) if rows_e is not None else None
@@ -158,9 +160,39 @@ def _scalar_pairs(
     rows_a = _scalar_rows(actual) if rows_e is not None else None
     if rows_e is None or rows_a is None:
         return None
-    if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
+    if rows_e == rows_a and (_distinct(rows_e) or cfg.identical_elements_score_one(items, path)):
         return _in_order(len(expected))
+    matched = _matched(rows_e, rows_a)
+    if matched is not None:
+        return matched
     return _assigned([[float(x == y) for y in rows_a] for x in rows_e], 1)
+
+
+def _matched(rows_e: list[Read], rows_a: list[Read]) -> assignment.Assignment | None:
+    """The pairing of scalar elements scored 1.0 where equal, 0.0 otherwise, where no value
+    occurs twice on a side: each pair of equal values is the one 1.0 of its line and of
+    its column, so every optimal pairing takes all of them (together they reach the
+    largest total) and any other pair it makes scores 0.0 and is dropped; what is left is
+    the solver's answer whichever way it breaks its ties. None where a value repeats (ties
+    among pairs of equal values: the solver's choice) or an expected value is not equal to
+    itself (a NaN, which a lookup by identity would pair)."""
+    column = {y: j for j, y in enumerate(rows_a)}
+    if len(column) != len(rows_a) or len(set(rows_e)) != len(rows_e):
+        return None
+    kept: list[tuple[int, int, float]] = []
+    lone_e: list[int] = []
+    for i, x in enumerate(rows_e):
+        if x != x:
+            return None
+        j = column.get(x)
+        if j is None:
+            lone_e.append(i)
+        else:
+            kept.append((i, j, 1.0))
+    if len(kept) == len(rows_a):
+        return kept, lone_e, []
+    used = {j for _, j, _ in kept}
+    return kept, lone_e, [j for j in range(len(rows_a)) if j not in used]
 
 
 def _scalar_rows(elements: Sequence[JsonValue]) -> list[Read] | None:
@@ -189,7 +221,15 @@ def equality_field(node: SchemaNode) -> bool:
 
 
 def _plan(props: dict[str, SchemaNode]) -> tuple[frozenset[str], frozenset[str]]:
-    return frozenset(key for key, node in props.items() if equality_field(node)), frozenset(props)
+    # (equality_field written out: a node made for one array, as an inferred one often is,
+    # pays for this once per array)
+    exact = all_pairs.exact_pairs
+    fields = [
+        key
+        for key, node in props.items()
+        if node.plain is not None and node.plain.add_scores is exact
+    ]
+    return frozenset(fields), frozenset(props)
 
 
 def _assigned(counts: list[list[float]], k: int) -> assignment.Assignment:
@@ -219,6 +259,15 @@ def _assigned(counts: list[list[float]], k: int) -> assignment.Assignment:
         [i for i in range(n) if i not in taken],
         [],
     )
+
+
+def _distinct(rows: list[Row] | list[Read]) -> bool:
+    """Whether no two rows are equal: then a copy in order pairs in order whatever the
+    comparators give equal values, so ``identical_elements_score_one`` need not be asked.
+    Each row's count against its own copy is the most it can be, every field, and against
+    any other row at least one less; so each line's best is its copy's, alone, and
+    ``_assigned`` pairs every row with its copy at 1.0, as ``_in_order`` does."""
+    return len(set(rows)) == len(rows)
 
 
 def _in_order(n: int) -> assignment.Assignment:

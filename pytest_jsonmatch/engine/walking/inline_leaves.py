@@ -167,9 +167,9 @@ def inline_keys(
     ``Walk.node`` would take them, without its dispatch: a non-empty object or an array on
     both sides (``_node_less``), and a scalar the actual side lacks, its omission (none for
     a null where nulls count as absent), the FieldResult ``one_sided`` makes. ``loop``: the
-    object above's (``_node_less``), else ``_loop_of``'s."""
+    object above's (``_node_less``), else ``loop_of``'s."""
     if loop is None:
-        loop = _loop_of(walk, props, depth, plan)
+        loop = loop_of(walk, props, depth, plan)
     plan, append, null_absent, unread, unread_e, direct, nested_plan = loop
     by_type, scalars_only, by_key, equal_one, general = plan
     path, field, actual_path = where
@@ -248,7 +248,7 @@ def inline_keys(
         (walk.key_read if reading else walk.key_of_object)(key, value, other, where, props, depth)
 
 
-def _loop_of(
+def loop_of(
     walk: ObjectWalk, props: dict[str, SchemaNode] | None, depth: int, plan: InlinePlan
 ) -> Loop:
     """What inline_keys works out for an object at ``depth`` with ``props`` and ``plan``,
@@ -437,7 +437,7 @@ def plain_pairs(
     below = depth + 1
     if loop is None:
         plan = cfg.inline_plan(None, False, where.path)  # (no rule: every element's plan)
-        loop = None if plan is None else _loop_of(walk, None, below, plan)
+        loop = None if plan is None else loop_of(walk, None, below, plan)
     by_type = loop[0][0] if loop is not None and SCALAR_ELEMENTS else _NO_COMPARATORS
     extras = cfg.count_extras
     fields = walk.out.fields

@@ -40,8 +40,9 @@ from ..results.field_results import (
 )
 from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
-from . import inline_leaves, leaf_scoring
+from . import inline_leaves, leaf_scoring, object_elements
 from .leaf_scoring import LeafScoring
+from .object_elements import ObjectElements
 from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, extra_leaf, one_sided, shape_mismatch
 from .unread_sides import UnreadSides
@@ -160,7 +161,7 @@ def root_scorer(
     return None
 
 
-class Walk(LeafScoring, UnreadSides):
+class Walk(LeafScoring, UnreadSides, ObjectElements):
     """One walk of one record; see :func:`walk`."""
 
     def __init__(
@@ -456,6 +457,9 @@ class Walk(LeafScoring, UnreadSides):
             and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE
             else None
         )
+        if objects is not None and object_elements.OBJECT_ELEMENTS:  # (set up once: its own loop)
+            self.object_pairs(scored, walked, expected, actual, where, depth, objects)
+            return
         plain = items is None and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth is None
         if objects is None and items is not None and items.plain is not None:
             if leaf_scoring.LEAF_ELEMENTS and compiled.compiles(cfg):  # (its own loop)
