@@ -280,7 +280,8 @@ def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:
 
     pair = ({"a": 1, "k": 3, "n": {"b": "x", "c": 2}}, {"a": 2, "k": 3, "n": {"b": "y", "c": 2}})
     rules = {"fields": {"a": {"tolerance": 1}}}
-    with switched(LeafScoring, "leaf", counted):
+    # (the whole walk with the rule: not its key walked apart, rule_apart.py)
+    with switched(rule_apart, "RULE_APART", False), switched(LeafScoring, "leaf", counted):
         on = pair_text(*pair, "structural_f1", rules)
         assert calls == ["a"]  # (the key a rule names goes its general way, "k" inline)
         with switched(inline_leaves, "INLINE_LEAVES", False):

@@ -13,7 +13,14 @@ walk's, field for field and in the same order (tests/engine/test_rule_apart.py).
 The key's place: the rule-free walk is given a stand-in for its value (``0`` on the sides
 that hold the key), which makes exactly one field there, at the key's own path, at the
 place in the fields where the whole walk walks the key (among the expected keys, or among
-the keys only the answer has); the key's own fields replace it.
+the keys only the answer has; none where those do not count); the key's own fields
+replace it.
+
+Neither side through the door (``walked_apart``'s ``unread``): ``match_json``'s two objects,
+where the configuration without the rule walks unread sides (``Entry.apart``), are walked
+so, the other keys checked by that walk as it reads them and the key's own values by
+``plain_within``; whatever the door would copy or refuse raises ``Unread``, and the entry
+reads both sides and walks them again.
 """
 
 from __future__ import annotations
@@ -53,14 +60,16 @@ def takes(cfg: WalkConfig, schema: SchemaNode | None) -> bool:
 def fits(cfg: WalkConfig, schema: SchemaNode | None) -> bool:
     """Whether records walked under ``cfg`` (and ``schema``) may take the rule apart: one
     rule on one root key (``root_rule``), no schema (its nodes would reach the key's
-    neighbours), a metric that reads the schema expected implies (an answer's extra key is
-    then one field, whatever it holds), no leaf depth, no judge and no comparator that
-    sees the strings first (each is asked once a record, for every field)."""
+    neighbours), no leaf depth, no judge and no comparator that sees the strings first
+    (each is asked once a record, for every field). Any metric's walk: the stand-in, a
+    scalar, makes one field at the key's path (none where the answer's extra keys do not
+    count, and then the key's own walk makes none either), and a key that holds a
+    container is walked apart only where the rule skips it (one field, whatever it
+    holds: ``walked_apart``)."""
     return (
         cfg.root_rule is not None
         and schema is None
         and cfg.schema is None
-        and cfg.schema_driven
         and cfg.leaf_depth is None
         and not cfg.judged(None)
         and not cfg.prepares
