@@ -689,11 +689,11 @@ def _score(
             expected, actual = metric.prepare(cfg, expected, actual)
         if cfg.prepares:  # (a call only where a comparator prepares its strings)
             prefetch_strings(cfg, expected, actual)
-        # (root_rule first: no call where no rule is apart, nearly every record; an unread
-        # record with a rule is one whose entry found that it takes it: Entry.apart)
+        # (the rules first, a slot: no call where no rule is apart, nearly every record; an
+        # unread record with a rule is one whose entry found that it takes it: Entry.apart)
         apart = (
             None
-            if cfg.root_rule is None or not (unread or takes(cfg, schema))
+            if not cfg.rules or cfg.root_rule is None or not (unread or takes(cfg, schema))
             else walked_apart(cfg, expected, actual, unread)
         )
         found = (
