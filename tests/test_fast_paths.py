@@ -233,6 +233,38 @@ def test_a_rule_on_one_root_key_walked_apart_scores_as_the_whole_walk(
     assert pair_text(actual, expected, "field_f1", options) == general
 
 
+@SETTINGS
+@given(
+    pair=fv.PAIRS,
+    align=st.sampled_from([None, "hungarian"]),
+    kind=st.sampled_from(["ignore", "exact", "tolerance", "floor"]),
+    data=st.data(),
+)
+def test_a_rule_on_one_root_key_of_two_unread_objects_scores_as_both_read(
+    pair: tuple[Any, Any], align: str | None, kind: str, data: st.DataObject
+) -> None:
+    """``rule_apart.RULE_APART_UNREAD``: match_json's two objects with one rule on a root
+    key, walked apart with neither side through the door; and ``entry.ONE_RULE_ENTRY``:
+    that rule laid over the kept entry without the options' key
+    (tests/engine/test_rule_apart.py holds every setting and what the door copies)."""
+    actual, expected = pair
+    actual = actual if isinstance(actual, dict) else {"k": actual}
+    expected = expected if isinstance(expected, dict) else {"k": expected}
+    keys = [k for side in (expected, actual) for k in side if isinstance(k, str)]
+    key = data.draw(st.sampled_from([k for k in keys if k.isascii() and k.isidentifier()] or ["k"]))
+    options: dict[str, Any] = {
+        "ignore": {"ignore": [key]},
+        "exact": {"fields": {key: {"comparator": "exact"}}},
+        "tolerance": {"fields": {key: {"tolerance": 2}}},
+        "floor": {"fields": {key: {"min_score": 0.5, "weight": 2}}},
+    }[kind]
+    if align is not None:
+        options["align"] = align
+    with switched(rule_apart, "RULE_APART_UNREAD", False), switched(entry, "ONE_RULE_ENTRY", False):
+        general = pair_text(actual, expected, "field_f1", options)
+    assert pair_text(actual, expected, "field_f1", options) == general
+
+
 def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:
     """Not vacuous: a rule on a root key leaves the objects below other keys to the inline
     loop (their leaves never reach Walk.leaf), and the results are those of the general
@@ -248,7 +280,8 @@ def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:
 
     pair = ({"a": 1, "k": 3, "n": {"b": "x", "c": 2}}, {"a": 2, "k": 3, "n": {"b": "y", "c": 2}})
     rules = {"fields": {"a": {"tolerance": 1}}}
-    with switched(LeafScoring, "leaf", counted):
+    # (the whole walk with the rule: not its key walked apart, rule_apart.py)
+    with switched(rule_apart, "RULE_APART", False), switched(LeafScoring, "leaf", counted):
         on = pair_text(*pair, "structural_f1", rules)
         assert calls == ["a"]  # (the key a rule names goes its general way, "k" inline)
         with switched(inline_leaves, "INLINE_LEAVES", False):

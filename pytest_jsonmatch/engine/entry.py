@@ -27,10 +27,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from .comparing.registry import Registry
-from .configuring.walk_config import WalkConfig
+from .configuring.walk_config import FieldRule, WalkConfig, rule_spec
 from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
+from .core.paths import PathPattern
 from .core.values import JsonObject, JsonValue
 from .core.violations import Conformance
 from .metrics import METRIC_NAMES, REGISTRY, metric_named
@@ -39,6 +40,7 @@ from .metrics.base import (
     config_key,
     configure,
     kept_config,
+    one_rule,
     plain_copy,
     rules_apart,
     with_rules_of,
@@ -59,7 +61,7 @@ from .results.field_results import (
 )
 from .results.post_processors import spare_cut_elements
 from .schemas.eval_schema import SchemaNode
-from .walking import generated_scorers
+from .walking import generated_scorers, rule_apart
 from .walking.prefetch import prefetch_strings
 from .walking.rule_apart import takes, walked_apart
 from .walking.unread_sides import walks_unread
@@ -81,6 +83,11 @@ READ_GOLD_IN_WALK = True
 # False reads it through the door first.
 READ_PAIR_IN_WALK = True
 
+# ... and the switch of an assertion's one rule on one plain key laid over the kept entry of
+# its other options without the options' key (kept_entry, _one_rule_entry): False reads
+# every comparison's rules by their key, as any other options.
+ONE_RULE_ENTRY = True
+
 # The depth given for a gold record handed over unread (Entry.scored): not yet measured.
 UNREAD = -1
 
@@ -98,6 +105,7 @@ class Entry:
         "validator",
         "truncated",
         "unread",
+        "apart",
         "countable",
         "roots",
     )
@@ -142,6 +150,19 @@ class Entry:
             and not metric.targets(self.options)
             and not cfg.prepares
             and not cfg.skip_patterns
+        )
+        # match_json's pairs whose one rule on a root key may be walked apart with neither
+        # side through the door (rule_apart.walked_apart's ``unread``; its switches read
+        # where it is taken, unread_pair): those the configuration without the rule would
+        # walk unread, the key's own values checked apart
+        free = cfg.root_rule
+        self.apart = (
+            free is not None
+            and metric.score_fields is None
+            and rule_apart.fits(cfg, schema)
+            and walks_unread(free[0])
+            and not metric.prepares(cfg)
+            and not metric.targets(self.options)
         )
 
     def reads_gold(self, expected_list: Sequence[object]) -> bool:
@@ -299,7 +320,14 @@ class Entry:
         objects); None where they may not, or where the walk met something the door must
         read (nothing is counted): the caller then reads both sides and scores the pair by
         :meth:`scored`."""
-        if not (READ_PAIR_IN_WALK and self.unread and self.schema is None):
+        if not (
+            READ_PAIR_IN_WALK
+            and self.schema is None
+            and (
+                self.unread
+                or (self.apart and rule_apart.RULE_APART and rule_apart.RULE_APART_UNREAD)
+            )
+        ):
             return None
         try:  # (_full's call, made here: a call less for every pair)
             found = _score(
@@ -395,6 +423,9 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     check_truncated(truncated)
     found = metric_named(metric, registry)
     if ("ignore" in options or "fields" in options) and rules_apart(found, options):
+        entry = _one_rule_entry(found, options, registry, truncated)
+        if entry is not None:
+            return entry
         whole = config_key(found, options, registry)
         key = None if whole is None else (id(found), truncated, *whole)
         kept = None if key is None else _RULED.get(key)
@@ -429,6 +460,50 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     ):
         _PLAIN[metric] = (registry.generation, (id(found), truncated, *config), entry)
     return entry
+
+
+def _one_rule_entry(
+    found: Metric, options: dict[str, object], registry: Registry, truncated: str
+) -> Entry | None:
+    """``kept_entry``'s entry of options whose rules are one rule on one plain key
+    (``metrics.base.one_rule``: an assertion's own), laid over the kept entry of the other
+    options, without the options' key (their rule read as the rule's content alone, and
+    its spec kept by its settings: ``walk_config.rule_spec``); kept in ``_RULED`` as
+    ``kept_entry`` keeps others. None where the other options' entry is not kept yet (the
+    general way checks them, and keeps it) or the rule is another."""
+    rule = one_rule(options) if ONE_RULE_ENTRY else None
+    if rule is None:
+        return None
+    pattern, settings, content = rule
+    rest = without_rules(options)
+    config = config_key(found, rest, registry)
+    if config is None:
+        return None
+    free = _KEPT.get((id(found), truncated, *config))
+    if free is None or free.metric is not found or free.registry is not registry:
+        return None  # (the general way: the other options checked, their entry kept)
+    key = (_ONE_RULE, id(found), truncated, pattern, content, *config)
+    kept = _RULED.get(key)
+    if kept is not None and kept.metric is found and kept.registry is registry:
+        return kept
+    spec = rule_spec(pattern, settings, registry, content)  # (its errors, as field_rules's)
+    # (kept the second time its key is asked for: a rule met once is read afresh)
+    keep = key in _RULES_MET
+    own = plain_copy(options) if keep else options  # (as _kept_entry keeps)
+    entry = free.ruled(own, free.cfg.with_rules((FieldRule(PathPattern(pattern), spec),)))
+    if keep:
+        if len(_RULED) >= 256:
+            _RULED.clear()
+        _RULED[key] = entry
+    else:
+        if len(_RULES_MET) >= 1024:
+            _RULES_MET.clear()
+        _RULES_MET.add(key)
+    return entry
+
+
+# the first item of _one_rule_entry's keys (never the first of config_key's: a metric's id)
+_ONE_RULE = "one rule"
 
 
 def _kept_entry(
@@ -614,10 +689,12 @@ def _score(
             expected, actual = metric.prepare(cfg, expected, actual)
         if cfg.prepares:  # (a call only where a comparator prepares its strings)
             prefetch_strings(cfg, expected, actual)
-        apart = (  # (root_rule first: no call where no rule is apart, nearly every record)
+        # (the rules first, a slot: no call where no rule is apart, nearly every record; an
+        # unread record with a rule is one whose entry found that it takes it: Entry.apart)
+        apart = (
             None
-            if unread or cfg.root_rule is None or not takes(cfg, schema)
-            else walked_apart(cfg, expected, actual)
+            if not cfg.rules or cfg.root_rule is None or not (unread or takes(cfg, schema))
+            else walked_apart(cfg, expected, actual, unread)
         )
         found = (
             walk(cfg, expected, actual, schema, False, unread, unread_expected)

@@ -58,6 +58,10 @@ def pattern_of(key: str) -> str:
     return key if key.isascii() and key.isidentifier() else f"[{json.dumps(key)}]"
 
 
+# the metrics that lay ``ignore`` and ``fields`` over their kept configuration
+METRICS = st.sampled_from(["field_f1", "structural_f1", "json_similarity", "field_match"])
+
+
 @st.composite
 def keys_in(draw: Any, actual: Any, expected: Any) -> str:
     """A key of either side, or one neither has."""
@@ -84,17 +88,18 @@ def keys_in(draw: Any, actual: Any, expected: Any) -> str:
         fv.field_settings(valid=True),
         fv.field_settings(valid=False),
     ),
+    metric=METRICS,
 )
 def test_one_rule_on_a_root_key_gives_the_whole_walks_result(
-    data: Any, pair: tuple[Any, Any], align: str | None, setting: Any
+    data: Any, pair: tuple[Any, Any], align: str | None, setting: Any, metric: str
 ) -> None:
     actual, expected = pair
     key = data.draw(keys_in(actual, expected))
     pattern = pattern_of(key)
     rule = {"ignore": [pattern]} if setting is None else {"fields": {pattern: setting}}
     options = rule if align is None else {**rule, "align": align}
-    both_ways(actual, expected, **options)
-    both_ways(actual, expected, truncated="close", **options)
+    both_ways(actual, expected, metric=metric, **options)
+    both_ways(actual, expected, metric=metric, truncated="close", **options)
 
 
 # the record the cases below score: a key of every kind, the rule's key among them
@@ -191,3 +196,168 @@ def test_the_rule_apart_is_taken_where_it_may_be(monkeypatch: pytest.MonkeyPatch
         assert len(walked) == 1 and len(whole) == 1
         match_json(RECORD, RECORD, fields={"lines": {"align": "hungarian"}})
         assert len(walked) == 1 and len(whole) == 2
+
+
+# -- both sides unread (rule_apart.RULE_APART_UNREAD) -------------------------------------------
+
+
+def unread_apart(on: bool) -> AbstractContextManager[None]:
+    return switched(rule_apart, "RULE_APART_UNREAD", on)
+
+
+# a value of the rule's key, or of another key: plain JSON most often, else what the door
+# copies or refuses (NaN, tuples, subclasses, keys that are not strings, deep nesting)
+KEY_VALUES = st.one_of(
+    fv.JSON_SCALARS,
+    fv.JSON_VALUES,
+    fv.ANY_TREES,
+    fv.NON_FINITE,
+    fv.SUBCLASS_SCALARS,
+    st.builds(lambda depth: fv.make_deep(depth, "dict", 1), st.integers(55, 105)),
+)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    pair=fv.PAIRS,
+    value=st.one_of(st.none(), KEY_VALUES),
+    other=st.one_of(st.none(), KEY_VALUES),
+    align=st.sampled_from([None, "hungarian"]),
+    setting=st.one_of(
+        st.none(),  # (ignore the key)
+        fv.field_settings(valid=True),
+        fv.field_settings(valid=False),
+    ),
+    metric=METRICS,
+)
+def test_a_pair_walked_apart_unread_gives_the_read_pairs_result(
+    pair: tuple[Any, Any], value: Any, other: Any, align: str | None, setting: Any, metric: str
+) -> None:
+    """match_json's two objects with one rule on a root key, walked apart with neither side
+    through the door, against both read first: the same results and errors, to the bit,
+    whatever the key (None: absent on that side) and the other keys hold."""
+    actual, expected = pair
+    expected = dict(expected) if isinstance(expected, dict) else {"a": expected}
+    actual = dict(actual) if isinstance(actual, dict) else {"b": actual}
+    if value is not None:
+        expected["key"] = value
+    if other is not None:
+        actual["key"] = other
+    rule = {"ignore": ["key"]} if setting is None else {"fields": {"key": setting}}
+    options = rule if align is None else {**rule, "align": align}
+    with unread_apart(False):
+        read = fv.exact_repr(outcome(actual, expected, metric=metric, **options))
+    with unread_apart(True):
+        assert fv.exact_repr(outcome(actual, expected, metric=metric, **options)) == read
+
+
+def test_a_pair_walked_apart_unread_reads_neither_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not vacuous: two plain objects with one rule on a root key never reach the door; a
+    key's value the door would not pass as it is sends both sides there, and the door's
+    reading is the result's (an ignored NaN is described, not refused)."""
+    read: list[str] = []
+    real = entry.read_json
+
+    def counted(value: Any, side: str, skip: Any = None) -> Any:
+        read.append(side)
+        return real(value, side, skip)
+
+    monkeypatch.setattr(entry, "read_json", counted)
+    expected = {"id": 7, "name": "acme", "total": 10}
+    with apart(True), unread_apart(True):
+        result = match_json({"id": 8, "name": "acme", "total": 12}, expected, ignore=["id"])
+        assert read == []
+        # name equal, total 10 against 12 a mismatch (exact); id ignored, counted nowhere:
+        # precision = recall = 1 / 2
+        assert (result.precision, result.recall) == (0.5, 0.5)
+        odd = match_json({"id": float("nan"), "name": "acme"}, expected, ignore=["id"])
+        assert read == ["expected", "actual"]
+        assert odd.fields[0].status == SKIPPED and odd.fields[0].actual == "<not JSON: nan>"
+        read.clear()
+        copied = outcome({"id": 8, "name": "acme", "total": (1,)}, expected, ignore=["id"])
+        assert read == ["expected", "actual"]  # (a tuple the walk met: the door reads it)
+        # the door reads the tuple as a list: name equal 1, total 10 against [1] a mismatch
+        # of shapes 0, id ignored: precision = recall = 1 / 2
+        assert copied == outcome({"id": 8, "name": "acme", "total": [1]}, expected, ignore=["id"])
+        assert copied[:3] == (0.5, 0.5, 0.5)
+
+
+# -- one rule's entry (entry.ONE_RULE_ENTRY) ----------------------------------------------------
+
+
+def one_rule_entry(on: bool) -> AbstractContextManager[None]:
+    return switched(entry, "ONE_RULE_ENTRY", on)
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    pair=fv.PAIRS,
+    key=st.sampled_from(["r1", "rid", "_r", "r unit price", "ré", "r.b"]),
+    form=st.sampled_from(["ignore", "ignore str", "ignore tuple", "fields"]),
+    others=st.sampled_from([{}, {"align": "hungarian"}, {"conformance": "yes"}, {"bogus": 1}]),
+    setting=st.one_of(fv.field_settings(valid=True), fv.field_settings(valid=False)),
+)
+def test_one_rules_entry_scores_as_the_options_entry(
+    pair: tuple[Any, Any], key: str, form: str, others: dict[str, Any], setting: Any
+) -> None:
+    """An assertion's one rule laid over the kept entry of its other options without the
+    options' key gives what the general way gives: the same results and the same first
+    error (the other options' names, the rule, the ``conformance`` option, in that order),
+    the first time and once the rule is kept."""
+    actual, expected = pair
+    rule: dict[str, Any] = {
+        "ignore": {"ignore": [key]},
+        "ignore str": {"ignore": key},
+        "ignore tuple": {"ignore": (key,)},
+        "fields": {"fields": {key: setting}},
+    }[form]
+    options = {**others, **rule}
+    with one_rule_entry(False):
+        general = fv.exact_repr(outcome(actual, expected, **options))
+    with one_rule_entry(True):
+        if "bogus" not in others and "conformance" not in others:
+            entry.kept_entry("field_f1", dict(others))  # (kept: the one rule's way is open)
+        for _ in range(3):  # (read afresh, kept from the second time, found kept)
+            assert fv.exact_repr(outcome(actual, expected, **options)) == general
+
+
+def test_one_rules_entry_is_taken_and_kept() -> None:
+    """Not vacuous: the one rule's entry lays the rule over the kept entry's configuration,
+    and is kept from the second time its rule is asked for."""
+    with one_rule_entry(True):
+        free = entry.kept_entry("field_f1", {})
+        first = entry.kept_entry("field_f1", {"ignore": ["q1z"]})
+        assert first.cfg.root_rule == (free.cfg, "q1z")
+        second = entry.kept_entry("field_f1", {"ignore": ["q1z"]})
+        assert second is not first and entry.kept_entry("field_f1", {"ignore": ["q1z"]}) is second
+        spec = entry.kept_entry("field_f1", {"fields": {"q2z": {"tolerance": 5}}}).cfg.rules[0]
+        again = entry.kept_entry("field_f1", {"fields": {"q3z": {"tolerance": 5}}}).cfg.rules[0]
+        assert spec.spec is again.spec  # (kept by the settings' content)
+        assert (spec.pattern.text, again.pattern.text) == ("q2z", "q3z")
+
+
+@pytest.mark.parametrize("key", ["a", "id_2", "unit price", "é", "a.b", "[0]", 'q"uote'])
+def test_one_root_keys_spec_is_found_by_its_path_as_by_its_pattern(key: str) -> None:
+    """``WalkConfig.spec_at`` under one rule on one root key reads the key's path, not the
+    pattern: the same spec, or none, at every path the walk may write."""
+    ruled = entry.kept_entry("field_f1", {"fields": {pattern_of(key): {"tolerance": 3}}}).cfg
+    assert ruled.root_rule is not None and ruled.root_rule[1] == key
+    general = ruled.replace(rules=ruled.rules)  # (no root_rule: every rule's pattern read)
+    assert general.root_rule is None
+    paths = ["a", "id_2", '["unit price"]', "é", '["a.b"]', '["[0]"]', '["q\\"uote"]', '["*"]']
+    paths += [f"x.{p}" for p in paths] + [f"[0].{p}" for p in paths] + ["", "[0]", "a.b"]
+    found = [ruled.spec_at(path, None) for path in paths]
+    assert found == [general.spec_at(path, None) for path in paths]
+    assert sum(spec is not None for spec in found) == 1  # (the key's own path alone)

@@ -17,7 +17,14 @@ from ..comparing.field_spec import ORDERED, Align, FieldSpec, parse_align
 from ..comparing.registry import REGISTRY, Binder, Registry
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.numbers import is_finite_number
-from ..core.paths import PathPattern, display_path, index_segment, key_segment, path_segments
+from ..core.paths import (
+    PathPattern,
+    display_path,
+    index_segment,
+    key_forms,
+    key_segment,
+    path_segments,
+)
 from ..core.slotted import HashedSlotted
 from ..core.values import SCALAR_TYPES, TYPE_OF, JsonArray, JsonObject, JsonValue
 from ..reading.intake import MAX_DEPTH
@@ -127,10 +134,9 @@ class WalkConfig(HashedSlotted):
         self.schema, self.rules, self.registry = schema, rules, registry
 
     def with_rules(self, rules: tuple[FieldRule, ...]) -> WalkConfig:
-        """This configuration with ``rules`` in place of its own, holding the tables it has
-        worked out that no rule changes (its per-type comparators, its inline plans of
-        objects without a schema node), worked out here once for every set of rules laid
-        over it: an assertion's own ``ignore`` or ``fields`` pays for its rules alone."""
+        """This configuration with ``rules`` in place of its own, holding the tables no rule
+        changes (its per-type comparators, its inline plans of objects without a schema
+        node), worked out once for all the rules laid over it: an assertion's own pay alone."""
         made = WalkConfig(
             self.type_policy,
             self.leaf_depth,
@@ -310,6 +316,8 @@ class WalkConfig(HashedSlotted):
         """The spec of the field at ``path``: its schema node's, with every matching rule
         laid over it in order (None: nothing set, the metric decides)."""
         spec = node.spec if node is not None else None
+        if self.root_rule is not None:  # (one rule, on one root key: _root_spec)
+            return _root_spec(self, path, spec)
         for rule in self.rules:
             if rule.pattern.matches(path):
                 spec = rule.spec.over(spec)
@@ -429,6 +437,15 @@ class WalkConfig(HashedSlotted):
                 copied = source
             target[slot] = copied
         return root[0], deepest
+
+
+def _root_spec(cfg: WalkConfig, path: str, spec: FieldSpec | None) -> FieldSpec | None:
+    """``cfg.spec_at(path, node)`` (``spec``: the node's) where the configuration's one rule
+    names one key of the root alone (``root_rule``): the one path it matches is that key's,
+    as the walk writes it (``key_forms``), read without the pattern."""
+    root_rule = cfg.root_rule
+    assert root_rule is not None  # (spec_at)
+    return cfg.rules[0].spec.over(spec) if path == key_forms(root_rule[1])[0] else spec
 
 
 # WalkConfig's cached tables that read neither its rules nor its schema (with_rules)
@@ -576,6 +593,30 @@ def field_rules(opts: Mapping[str, object], registry: Registry | Binder) -> tupl
             raise ConfigError(f"fields: a key is a path pattern (a string), not {shown(pattern)}")
         rules.append(FieldRule(PathPattern(pattern), _field_spec(pattern, settings, registry)))
     return tuple(rules)
+
+
+def rule_spec(pattern: str, settings: object, registry: Registry, content: object) -> FieldSpec:
+    """The spec of one rule on ``pattern`` (settings None: ``ignore``), as
+    :func:`field_rules` reads it with ``registry`` (no comparator defaults), kept by
+    ``content``, the settings as hashable plain data (an assertion's rule is on a key of
+    its own, its settings those of many others: ``{"tolerance": 5}``); errors name the
+    pattern, and are never kept."""
+    if settings is None:
+        return _SKIP
+    key = (id(registry), content)
+    known = _SPECS.get(key)
+    if known is not None and known[0] is registry and known[1] == registry.generation:
+        return known[2]
+    spec = _field_spec(pattern, settings, registry)
+    if len(_SPECS) >= 256:
+        _SPECS.clear()
+    _SPECS[key] = (registry, registry.generation, spec)
+    return spec
+
+
+# ``ignore``'s spec, and rule_spec's, by the settings' content and the registry's id
+_SKIP = FieldSpec(skip=True)
+_SPECS: dict[tuple[int, object], tuple[Registry, int, FieldSpec]] = {}
 
 
 def _field_spec(pattern: str, settings: object, registry: Registry | Binder) -> FieldSpec:

@@ -374,6 +374,37 @@ def without_rules(options: Options) -> dict[str, object]:
     return {name: value for name, value in options.items() if name not in RULE_OPTIONS}
 
 
+def one_rule(options: Options) -> tuple[str, object, object] | None:
+    """Where ``options`` give one rule that names one plain key (an identifier), as an
+    assertion's own rule does (``ignore=["id"]``, ``fields={"total": {"tolerance": 5}}``):
+    (the key, its settings, None for ``ignore``; the rule's content as hashable plain
+    data, for keeping what is made of it); else None, and the rules are read by
+    :func:`field_rules` in full."""
+    ignore, fields = options.get("ignore"), options.get("fields")
+    if fields is None:
+        kind = type(ignore)
+        if kind is str:
+            pattern: object = ignore
+        elif (kind is list or kind is tuple) and len(ignore) == 1:  # type: ignore[arg-type]
+            pattern = ignore[0]  # type: ignore[index]
+        else:
+            return None
+        settings: object = None
+        content: object = (kind, pattern)
+    elif ignore is None and type(fields) is dict and len(fields) == 1:
+        pattern, settings = next(iter(fields.items()))
+        if type(settings) is not dict:
+            return None
+        content = _data_key(settings, _KEY_DEPTH, [_KEY_ITEMS])
+        if content is None:
+            return None
+    else:
+        return None
+    if type(pattern) is not str or not (pattern.isascii() and pattern.isidentifier()):
+        return None
+    return pattern, settings, content
+
+
 def with_rules_of(cfg: WalkConfig, options: Options, registry: Registry) -> WalkConfig:
     """``cfg`` (the configuration of ``options`` less their rules) with the rules of
     ``ignore`` and ``fields`` laid over it, each read and checked afresh."""

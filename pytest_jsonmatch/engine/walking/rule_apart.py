@@ -13,16 +13,27 @@ walk's, field for field and in the same order (tests/engine/test_rule_apart.py).
 The key's place: the rule-free walk is given a stand-in for its value (``0`` on the sides
 that hold the key), which makes exactly one field there, at the key's own path, at the
 place in the fields where the whole walk walks the key (among the expected keys, or among
-the keys only the answer has); the key's own fields replace it.
+the keys only the answer has; none where those do not count); the key's own fields
+replace it.
+
+Neither side through the door (``walked_apart``'s ``unread``): ``match_json``'s two objects,
+where the configuration without the rule walks unread sides (``Entry.apart``), are walked
+so, the other keys checked by that walk as it reads them and the key's own values by
+``plain_within``; whatever the door would copy or refuse raises ``Unread``, and the entry
+reads both sides and walks them again.
 """
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..configuring.walk_config import WalkConfig
-from ..core.paths import ROOT, key_forms
+from ..core.depth import SHALLOW
+from ..core.paths import ROOT
 from ..core.values import MISSING, JsonValue
 from ..judge import UNASKED
 from ..pairing.pair_budget import PairBudget
+from ..reading.intake import Unread, plain_within
 from ..results.field_results import WalkOutput
 from ..schemas.eval_schema import SchemaNode
 from .walk import Walk, walk
@@ -30,6 +41,10 @@ from .walk import Walk, walk
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False walks every
 # record with rules as a whole, by the configuration with its rules.
 RULE_APART = True
+# ... and the switch of a pair walked apart with neither side through the door
+# (``walked_apart``'s ``unread``: match_json's two objects, Entry.unread_pair): False reads
+# both sides through the door first.
+RULE_APART_UNREAD = True
 
 # The stand-in for the key's value in the rule-free walk: a scalar, one field wherever it is
 _STAND_IN = 0
@@ -37,60 +52,93 @@ _CONTAINERS = (dict, list)
 
 
 def takes(cfg: WalkConfig, schema: SchemaNode | None) -> bool:
+    """Whether records walked under ``cfg`` (and ``schema``) take the rule apart: the
+    switch on, and :func:`fits`."""
+    return RULE_APART and fits(cfg, schema)
+
+
+def fits(cfg: WalkConfig, schema: SchemaNode | None) -> bool:
     """Whether records walked under ``cfg`` (and ``schema``) may take the rule apart: one
     rule on one root key (``root_rule``), no schema (its nodes would reach the key's
-    neighbours), a metric that reads the schema expected implies (an answer's extra key is
-    then one field, whatever it holds), no leaf depth, no judge and no comparator that
-    sees the strings first (each is asked once a record, for every field)."""
+    neighbours), no leaf depth, no judge and no comparator that sees the strings first
+    (each is asked once a record, for every field). Any metric's walk: the stand-in, a
+    scalar, makes one field at the key's path (none where the answer's extra keys do not
+    count, and then the key's own walk makes none either), and a key that holds a
+    container is walked apart only where the rule skips it (one field, whatever it
+    holds: ``walked_apart``)."""
     return (
-        RULE_APART
-        and cfg.root_rule is not None
+        cfg.root_rule is not None
         and schema is None
         and cfg.schema is None
-        and cfg.schema_driven
         and cfg.leaf_depth is None
         and not cfg.judged(None)
         and not cfg.prepares
     )
 
 
-def walked_apart(cfg: WalkConfig, expected: JsonValue, actual: JsonValue) -> WalkOutput | None:
+def walked_apart(
+    cfg: WalkConfig, expected: JsonValue, actual: JsonValue, unread: bool = False
+) -> WalkOutput | None:
     """What ``walk(cfg, expected, actual, None)`` gives, for a configuration that
     :func:`takes` the rule apart and two sides read by the door; None where this record
     may not take it (nothing walked yet): a side that is not an object, an empty expected
     object (compared whole), or the key holding an object or an array under a rule that
     does not skip it (its walk would pair arrays, spending the record's pair budget and
-    adding its pairings)."""
+    adding its pairings).
+
+    ``unread``: neither side has been through the door (``Entry.unread_pair``, where the
+    configuration without the rule walks unread sides): the other keys are walked unread,
+    checked as that walk checks them, and the key's own values must be what the door
+    passes as they are (plain JSON within the walk's room); where they are not, or where
+    the record may not take the rule apart, ``Unread`` is raised before anything is
+    counted, for the caller to read both sides and walk the record again."""
     if type(expected) is not dict or type(actual) is not dict or not expected:
+        if unread:
+            raise Unread
         return None
     root_rule = cfg.root_rule
     assert root_rule is not None  # (takes)
     free, key = root_rule
     value, other = expected.get(key, MISSING), actual.get(key, MISSING)
-    if value is MISSING and other is MISSING:
-        return walk(free, expected, actual, None)  # (the rule meets no field of this record)
+    if value is MISSING and other is MISSING:  # (the rule meets no field of this record)
+        return walk(free, expected, actual, None, False, unread, unread)
     if not cfg.rules[0].spec.skip and (type(value) in _CONTAINERS or type(other) in _CONTAINERS):
+        if unread:
+            raise Unread
         return None
-    # the key alone, as the whole walk walks it (Walk.keys_read: an expected key by
-    # key_of_object, a key only the answer has as one of its extra keys)
-    own = Walk(cfg, UNASKED, PairBudget())
-    own.keys_read(
-        {} if value is MISSING else {key: expected[key]},
-        {} if other is MISSING else {key: actual[key]},
-        ROOT,
-        None,
-        0,
-    )
+    if unread and not (
+        (value is MISSING or plain_within(value, _ROOM))
+        and (other is MISSING or plain_within(other, _ROOM))
+    ):
+        raise Unread  # (what the door copies or refuses: it reads both sides, and names it)
     if value is not MISSING:
         expected = dict(expected)  # (the key keeps its place: only its value changes)
         expected[key] = _STAND_IN
     if other is not MISSING:
         actual = dict(actual)
         actual[key] = _STAND_IN
-    found = walk(free, expected, actual, None)
-    path = key_forms(key)[0]
-    fields = found.fields
-    at = next(i for i, field in enumerate(fields) if field.path == path)
-    fields[at : at + 1] = own.out.fields
+    # the other keys first: an unread walk that meets what the door must read raises
+    # Unread before the key's own walk is made
+    found = walk(free, expected, actual, None, False, unread, unread)
+    # the key alone, as the whole walk's Walk.keys_read walks it: an expected key by
+    # key_of_object (no schema: its node), a key only the answer has as an extra key
+    own = Walk(cfg, UNASKED, PairBudget())
+    where = ROOT.key(key)
+    if value is not MISSING:
+        own.node(value, other, where, None, 1)
+    elif cfg.count_extras:
+        own._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
+    fields, path = found.fields, where.path
+    for at, field in enumerate(fields):  # (the stand-in's one field, where it made one)
+        if field.path == path:
+            fields[at : at + 1] = own.out.fields
+            break
     found.floors += own.out.floors  # (the rule-free walk has none: no rule, no schema)
     return found
+
+
+# the expected object beside a key only the answer has, walked alone (never written to)
+_NONE: dict[str, JsonValue] = {}
+# How deeply the key's own value may nest where neither side came through the door: within
+# the room of the caller's stack, below the root object that holds it.
+_ROOM = SHALLOW - 1
