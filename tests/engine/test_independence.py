@@ -48,10 +48,13 @@ def test_scipy_is_not_imported_until_an_assignment_is_needed():
         match_json(other, doc, metric="field_f1", align={"match_by": "key_field", "key": "b"})
         match_json({"a": 1}, {"a": 1, "b": 2}, metric="structural_f1")
         before = "scipy" in sys.modules
-        # a permutation pairs identical elements without a solver; [2, 3] vs [1, 2] needs one
+        # a permutation pairs identical elements without a solver, and a table of two by
+        # two is solved in plain Python (pairing/small_assignment.py); [2, 3, 4] vs
+        # [1, 2, 5] needs the solver (1 and 5 score 0 with every partner: a tie)
         match_json({"t": [2, 1]}, {"t": [1, 2]}, metric="structural_f1")
-        same = "scipy" in sys.modules
         match_json({"t": [2, 3]}, {"t": [1, 2]}, metric="structural_f1")
+        same = "scipy" in sys.modules
+        match_json({"t": [2, 3, 4]}, {"t": [1, 2, 5]}, metric="structural_f1")
         after = "scipy" in sys.modules
         assert not same
         print(before, after)
@@ -67,13 +70,16 @@ def test_scipy_is_imported_for_hungarian_alignment_only_when_used():
         before = "scipy" in sys.modules
         r = match_json({"t": [2, 1]}, {"t": [1, 2]}, metric="field_f1", align="hungarian")
         assert "scipy" not in sys.modules and r.f1 == 1.0  # identical elements pair directly
-        # [1, 2] vs [1, 1]: either expected 1 may pair with the 1 (a tie the solver breaks;
-        # distinct values pair without it); the other 1 and 2 differ (F1 0) and stay
-        # apart: P = 1/2, R = 1/2, F1 = 0.5
-        r = match_json({"t": [1, 2]}, {"t": [1, 1]}, metric="field_f1", align="hungarian")
-        print(before, "scipy" in sys.modules, r.f1)
+        # [2, 3] vs [1, 2], a table of two by two: solved without SciPy
+        match_json({"t": [2, 3]}, {"t": [1, 2]}, metric="field_f1", align="hungarian")
+        assert "scipy" not in sys.modules
+        # [1, 2, 3] vs [1, 1, 1]: any expected 1 may pair with the 1 (a tie of three by three
+        # the solver breaks; distinct values would pair without it); the other 1s and 2, 3
+        # differ (F1 0) and stay apart: P = 1/3, R = 1/3, F1 = 1/3
+        r = match_json({"t": [1, 2, 3]}, {"t": [1, 1, 1]}, metric="field_f1", align="hungarian")
+        print(before, "scipy" in sys.modules, r.f1 == 1 / 3)
     """)
-    assert out.split() == ["False", "True", "0.5"]
+    assert out.split() == ["False", "True", "True"]
 
 
 def test_the_version_is_defined_once_and_is_what_the_installed_metadata_says():

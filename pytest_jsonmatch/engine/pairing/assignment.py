@@ -12,6 +12,7 @@ from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, TypeAlias, cast
 
 from ..core.values import JsonValue, canonical_key
+from . import small_assignment as small
 
 if TYPE_CHECKING:
     import numpy
@@ -173,7 +174,9 @@ def assign(
         m = len(scores[0]) if n else 0
         if chosen is not None and scale != 1.0:
             chosen = [(i, j, total / scale) for i, j, total in chosen]
-        if chosen is None and n and m:
+        if chosen is None and n == m == 2 and small.PURE_PYTHON:
+            chosen = small.two_by_two(scores, scale, minimize_distance)  # (SciPy's pairs)
+        elif chosen is None and n and m:
             if KEEP_SOLVED and n * m <= KEPT_CELLS:
                 return kept_pairs(_solved_small(scores, minimize_distance, scale), n, m, keep_above)
             import numpy as np

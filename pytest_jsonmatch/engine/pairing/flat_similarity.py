@@ -46,6 +46,7 @@ from ..core.numbers import FLOAT_SAFE
 from ..core.values import JsonValue
 from ..reading import intake
 from ..schemas.eval_schema import SchemaNode
+from . import plan_rows
 
 SPECIALISE = True  # False: every array takes pair_scores' column scores
 
@@ -115,14 +116,20 @@ def similarity_rows(
 ) -> tuple[list[list[float]], float] | None:
     """The pair scores of two non-empty arrays as pair_scores' small form gives them (rows
     of sums and their scale), or None where the general path must score them. The caller
-    keeps to a few elements (pair_scores.SMALL_PAIRS). An array of fewer than MIN_PAIRS
-    pairs is scored here only where its shapes were handed over (``checked_shapes``) and a
-    plan of them is kept with its code written: then nothing is surveyed or laid out for
-    it, and its rows cost less than the general path's columns."""
+    keeps to a few elements (pair_scores.SMALL_PAIRS). A plan whose code is not written
+    (met fewer than WRITE_AT times, or an array of fewer than MIN_PAIRS pairs, which never
+    counts as a sighting) is carried out by plan_rows.py's loop: the same rows, for less
+    than the general path's columns (``plan_rows.INTERPRET``; off, such arrays take the
+    general path). Scalar elements are scored by the loop from their types alone. An array
+    of fewer than MIN_PAIRS pairs whose shapes were handed over (``checked_shapes``) with a
+    plan kept for them is read by that plan's code, without a survey."""
     if not SPECIALISE or items is not None or cfg.rules or cfg.batch_policy or cfg.skip_patterns:
         return None
     small = len(expected) * len(actual) < MIN_PAIRS
+    looped = plan_rows.INTERPRET  # (a plan without its code written: read by the loop)
     if type(expected[0]) is not dict:  # scalars: each is its element's one field, path ""
+        if looped:
+            return _scalar_rows(cfg, expected, actual)
         if small:
             return None
         expected, actual = [{"": v} for v in expected], [{"": v} for v in actual]
@@ -130,7 +137,9 @@ def similarity_rows(
     elif (handed := _handed) is not None and handed[0] is expected and handed[1] is actual:
         shaped = handed[2]  # (the slot read once: see _handed)
     elif small:
-        return None
+        if not looped:
+            return None
+        shaped = None  # (a small array's plan is laid out each time, never kept)
     else:
         shaped = _shapes(expected, actual)
     policy = cfg.type_policy
@@ -142,7 +151,7 @@ def similarity_rows(
             return None
         keys, given, plan = laid
         sizes_e, sizes_a = shaped[1], shaped[2]  # type: ignore[index]
-    elif small:
+    elif small and not looped:
         return None  # (a plan is laid out for an array of MIN_PAIRS pairs or more only)
     else:
         seen_e = _survey(expected)
@@ -151,7 +160,7 @@ def similarity_rows(
             return None
         sizes_e, sizes_a = seen_e[2], seen_a[2]
         laid = _laid_out(seen_e, seen_a, policy, equal_one)
-        if shaped is not None:
+        if shaped is not None and not small:
             if len(_KEPT) >= MAX_SIGHTINGS:
                 _KEPT.clear()
                 _FIRSTS.clear()
@@ -163,13 +172,17 @@ def similarity_rows(
         keys, given, plan = laid
     found = _FUNCTIONS.get(plan)
     if found is None:
-        if small:
-            return None  # (not a sighting: a plan's code is written for larger arrays)
+        if small:  # (not a sighting: a plan's code is written for larger arrays)
+            return (
+                _looped(plan, keys, given, expected, actual, sizes_e, sizes_a) if looped else None
+            )
         sightings = _SIGHTINGS.get(plan, 0) + 1
         if sightings < WRITE_AT or len(_FUNCTIONS) >= MAX_SCORERS:
             if len(_SIGHTINGS) < MAX_SIGHTINGS:
                 _SIGHTINGS[plan] = sightings
-            return None
+            return (
+                _looped(plan, keys, given, expected, actual, sizes_e, sizes_a) if looped else None
+            )
         found = _FUNCTIONS[plan] = _compiled(plan)
         _SIGHTINGS.pop(plan, None)
     read, scores = found
@@ -180,6 +193,63 @@ def similarity_rows(
     if rows_e is None or rows_a is None:
         return None
     return scores(rows_e, rows_a, sizes_e, sizes_a, given), float(len(keys)) if plan[1] else 1.0
+
+
+def _scalar_rows(
+    cfg: WalkConfig, expected: Sequence[JsonValue], actual: Sequence[JsonValue]
+) -> tuple[list[list[float]], float] | None:
+    """``similarity_rows`` of two arrays of scalar elements, each its element's one field
+    (path ""), by plan_rows.py's loop: the plan ``_survey`` and ``_laid_out`` would give
+    such elements, found from their types alone. None (the general path) where the values
+    are not plain scalars of one JSON type on both sides (a null is absent), or where every
+    value of a side is null."""
+    tag = ""
+    full = True
+    for values in (expected, actual):
+        for v in values:
+            found = _TAG.get(type(v))
+            if found is None:
+                if v is not None:
+                    return None  # a container: the general path
+                full = False
+            elif found != tag:
+                if tag:
+                    return None  # values of several types: scored by type, the general way
+                tag = found
+    if not tag or (not full and (_all_null(expected) or _all_null(actual))):
+        return None
+    form = _form(cfg.type_policy.get(tag), cfg.every_type_scores_equal_one)
+    if form is None:
+        return None
+    scores = plan_rows.scalar_scores(form[0], expected, actual, form[1])
+    return (scores, 1.0) if scores is not None else None
+
+
+def _all_null(values: Sequence[JsonValue]) -> bool:
+    return all(v is None for v in values)
+
+
+def _looped(
+    plan: Plan,
+    keys: list[str],
+    given: tuple[object, ...],
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
+    sizes_e: list[int],
+    sizes_a: list[int],
+) -> tuple[list[list[float]], float] | None:
+    """``similarity_rows``' answer from a plan without its code: the same rows, by
+    plan_rows.py's loop."""
+    forms, uniform = plan
+    columns = plan_rows.columns(forms, keys, given)
+    masks: dict[str, tuple[int, int]] = {}
+    bits: dict[str, int] = {}
+    rows_e = plan_rows.rows(columns, expected, masks, bits)
+    rows_a = plan_rows.rows(columns, actual, masks, bits) if rows_e is not None else None
+    if rows_e is None or rows_a is None:
+        return None
+    found = plan_rows.scores(columns, uniform, rows_e, rows_a, sizes_e, sizes_a)
+    return found, float(len(keys)) if uniform else 1.0
 
 
 def _laid_out(

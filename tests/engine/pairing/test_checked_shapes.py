@@ -17,7 +17,7 @@ import pytest
 
 from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
-from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores
+from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores, plan_rows
 from pytest_jsonmatch.engine.reading import intake
 from pytest_jsonmatch.engine.walking import unread_sides as sides
 from tests.engine.test_gold_read_in_walk import door_reads
@@ -137,6 +137,8 @@ def test_a_small_array_is_scored_by_a_kept_plan_only(monkeypatch: pytest.MonkeyP
     for table in ("_KEPT", "_SIGHTINGS", "_FUNCTIONS"):
         monkeypatch.setattr(flat_similarity, table, {})
     monkeypatch.setattr(flat_similarity, "WRITE_AT", 2)
+    # (the plans' written code alone: with the loop, a plan without its code is read by it)
+    monkeypatch.setattr(plan_rows, "INTERPRET", False)
     cfg = configure(STRUCTURAL_F1, {})
     small_e, small_a = ITEMS[:2], [ITEMS[3], {**ITEMS[0], "b": "part blue"}]  # 4 pairs
 
@@ -200,6 +202,7 @@ def test_shapes_handed_for_other_arrays_are_never_taken(monkeypatch: pytest.Monk
     scored from its own shapes, or for a small one by the general path, whatever is
     handed."""
     monkeypatch.setattr(flat_similarity, "WRITE_AT", 1)
+    monkeypatch.setattr(plan_rows, "INTERPRET", False)  # (else the loop reads a small one)
     cfg = configure(STRUCTURAL_F1, {})
     large_e, large_a = ITEMS, ITEMS[::-1]
     assert flat_similarity.similarity_rows(cfg, None, large_e, large_a) is not None  # (kept)

@@ -18,7 +18,7 @@ from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.comparing.registry import REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
-from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores
+from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores, plan_rows
 from tests.helpers import fuzz_values as fv
 
 SETTINGS = settings(
@@ -236,6 +236,7 @@ def test_a_plans_code_is_written_the_write_at_th_time_it_is_met(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(flat_similarity, "WRITE_AT", 3)
+    monkeypatch.setattr(plan_rows, "INTERPRET", False)  # (else the loop reads it until then)
     monkeypatch.setattr(flat_similarity, "_FUNCTIONS", {})
     monkeypatch.setattr(flat_similarity, "_SIGHTINGS", {})
     cfg = configure(STRUCTURAL_F1, {})
@@ -251,6 +252,7 @@ def test_arrays_of_fewer_pairs_than_min_pairs_take_the_general_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(flat_similarity, "MIN_PAIRS", 9)
+    monkeypatch.setattr(plan_rows, "INTERPRET", False)  # (else the loop reads them)
     cfg = configure(STRUCTURAL_F1, {})
     two, three = [{"a": "x"}, {"a": "y"}], [{"a": "x"}, {"a": "y"}, {"a": "z"}]
     assert flat_similarity.similarity_rows(cfg, None, two, three) is None  # 6 pairs

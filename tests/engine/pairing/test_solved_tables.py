@@ -53,11 +53,16 @@ def test_a_kept_table_is_solved_as_the_solver_solves_it(
 def test_a_zero_of_the_other_sign_reads_its_own_score() -> None:
     # the two tables are equal cell by cell (-0.0 == 0.0): one kept entry serves both, and
     # each pair's score is read from the table at hand, its zero's sign kept. No partner
-    # dominates (ties in every line): the solver pairs (0, 0) and (1, 1).
-    plus = [[0.0, 0.0], [0.0, 0.0]]
-    minus = [[-0.0, -0.0], [-0.0, -0.0]]
-    assert repr(assignment.assign(plus, -1.0)) == "([(0, 0, 0.0), (1, 1, 0.0)], [], [])"
-    assert repr(assignment.assign(minus, -1.0)) == "([(0, 0, -0.0), (1, 1, -0.0)], [], [])"
+    # dominates (ties in every line), and three by three is past the two-by-two steps
+    # (small_assignment.py): the solver pairs (0, 0), (1, 1) and (2, 2).
+    plus = [[0.0] * 3 for _ in range(3)]
+    minus = [[-0.0] * 3 for _ in range(3)]
+    assert repr(assignment.assign(plus, -1.0)) == (
+        "([(0, 0, 0.0), (1, 1, 0.0), (2, 2, 0.0)], [], [])"
+    )
+    assert repr(assignment.assign(minus, -1.0)) == (
+        "([(0, 0, -0.0), (1, 1, -0.0), (2, 2, -0.0)], [], [])"
+    )
 
 
 def test_the_solver_is_called_once_for_a_table_met_twice(
