@@ -41,7 +41,7 @@ from ..results.field_results import (
 from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
 from . import inline_leaves, leaf_scoring, object_elements
-from .leaf_scoring import LeafScoring
+from .leaf_scoring import NO_DEFERRED, LeafScoring
 from .object_elements import ObjectElements
 from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, extra_leaf, one_sided, shape_mismatch
@@ -84,14 +84,17 @@ def walk(
     # the unread walk's)
     judge = BatchScores(cfg.registry) if not unread and cfg.judged(schema) else UNASKED
     found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
-    found.run(expected, actual, schema)
+    if schema is None:  # (run's walk without a schema: no root scorer, a call less)
+        found.from_root(expected, actual, None, None)
+    else:
+        found.run(expected, actual, schema)
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
         found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
         found.run(expected, actual, schema)
         judge.resolve()
-    return found.finish()
+    return found.finish() if found.deferred else found.out  # (finish's own test, no call)
 
 
 # Root scorers kept by the expected object's keys (``walk_counted``): one dict per set of
@@ -185,7 +188,7 @@ class Walk(LeafScoring, UnreadSides, ObjectElements):
         # the walks above it, which meet those elements again inside their own lone ones
         self.lone = lone
         self.out = WalkOutput()
-        self.deferred = []  # the judge's placeholders (LeafScoring)
+        self.deferred = NO_DEFERRED  # the judge's placeholders (LeafScoring)
 
     def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
         scorer = None
@@ -208,7 +211,8 @@ class Walk(LeafScoring, UnreadSides, ObjectElements):
             # past the door's bound on keys, the door reads the expected one and names it)
             if self.unread_expected and len(expected) > MAX_KEYS:  # type: ignore[arg-type]
                 self.refuse()
-            self.obj(expected, actual, ROOT, None, 0)  # type: ignore[arg-type]
+            # (obj's walk of a non-empty pair without a node: its loop, a call less)
+            self._keys(expected, actual, ROOT, None, None, 0)  # type: ignore[arg-type]
         else:
             self.node(self.read_expected(expected, 0), self.read(actual, 0), ROOT, schema, 0)
 
