@@ -84,10 +84,7 @@ def walk(
     # the unread walk's)
     judge = BatchScores(cfg.registry) if not unread and cfg.judged(schema) else UNASKED
     found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
-    if schema is None:  # (run's walk without a schema: no root scorer, a call less)
-        found.from_root(expected, actual, None, None)
-    else:
-        found.run(expected, actual, schema)
+    found.run(expected, actual, schema)
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
@@ -211,8 +208,7 @@ class Walk(LeafScoring, UnreadSides, ObjectElements):
             # past the door's bound on keys, the door reads the expected one and names it)
             if self.unread_expected and len(expected) > MAX_KEYS:  # type: ignore[arg-type]
                 self.refuse()
-            # (obj's walk of a non-empty pair without a node: its loop, a call less)
-            self._keys(expected, actual, ROOT, None, None, 0)  # type: ignore[arg-type]
+            self.obj(expected, actual, ROOT, None, 0)  # type: ignore[arg-type]
         else:
             self.node(self.read_expected(expected, 0), self.read(actual, 0), ROOT, schema, 0)
 
