@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from ..comparing.comparators import BoundComparator, score_at
 from ..configuring.walk_config import InlinePlan, WalkConfig
 from ..core.depth import SHALLOW
-from ..core.paths import KEY_FORMS, Where, new_key_forms
+from ..core.paths import KEY_FORMS, KEY_FORMS_LIMIT, Where, new_key_forms
 from ..core.values import MISSING, SCALAR_TYPES, JsonArray, JsonObject, JsonValue
 from ..reading.intake import MAX_KEYS, Unread, plain_within
 from ..results.field_results import (
@@ -160,14 +160,11 @@ def inline_keys(
     plan: InlinePlan,
     loop: Loop | None = None,
 ) -> None:
-    """Each key of ``expected`` scored: a scalar leaf the plan has a comparator for here,
-    any other key (and every key a rule names: the plan's last part) as the general loop
-    scores it. Where no node and no rule can give a child a spec (no schema here, no rules)
-    and the child is not at the metric's leaf depth, more kinds of key are taken here as
-    ``Walk.node`` would take them, without its dispatch: a non-empty object or an array on
-    both sides (``_node_less``), and a scalar the actual side lacks, its omission (none for
-    a null where nulls count as absent), the FieldResult ``one_sided`` makes. ``loop``: the
-    object above's (``_node_less``), else ``loop_of``'s."""
+    """Each key of ``expected`` scored: a scalar leaf the plan has a comparator for here, any
+    other key (and each key a rule names: the plan's last part) its general way; where no
+    node or rule gives a child a spec and it is not at the leaf depth (``direct``), an object
+    or array on both sides by ``_node_less``, a scalar the answer lacks its omission (none
+    for a null where nulls count as absent). ``loop``: the object above's, else loop_of's."""
     if loop is None:
         loop = loop_of(walk, props, depth, plan)
     plan, append, null_absent, unread, unread_e, direct, nested_plan = loop
@@ -217,7 +214,11 @@ def inline_keys(
                         score = comparator.score(value, other)
                         status = MATCH if score >= 1.0 else MISMATCH
             if comparator is not None:
-                forms = _known_forms(key) or new_key_forms(key)
+                if (forms := _known_forms(key)) is None:  # (new_key_forms, without its call)
+                    if not (key.isascii() and key.isidentifier()):
+                        forms = new_key_forms(key)
+                    elif (forms := (key, "." + key)) and len(KEY_FORMS) < KEY_FORMS_LIMIT:
+                        KEY_FORMS[key] = forms
                 child_path = path + forms[at_path]
                 append(
                     _new(
@@ -386,10 +387,10 @@ def index_array(
                 element_loop,
             )
         below, lone = depth + 1, walk.lone
-        for i in range(common, len(expected)):
+        for i in range(common, len(expected)) if len(expected) > common else ():
             left = expected[i], where.element(i)
             one_sided(walk.out, cfg, *left, None, OMISSION, below, lone, False)
-        for j in range(common, len(actual)):
+        for j in range(common, len(actual)) if len(actual) > common else ():
             extra = walk.read_whole(actual[j], below) if unread else actual[j]
             if cfg.count_extras:
                 at = where.element(j, where.actual_path)

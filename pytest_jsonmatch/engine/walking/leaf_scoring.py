@@ -39,6 +39,9 @@ LEAF_ELEMENTS = True
 _PLAIN_EXACT = frozenset({str, int, bool, type(None)})
 _new = tuple.__new__
 _SUFFIXES = len(INDEX_SUFFIXES)
+# what a walk's ``deferred`` starts as: one empty list for all, never appended to (the
+# first placeholder puts a list of the walk's own there), a list less made for every walk
+NO_DEFERRED: list[tuple[int, BoundComparator, float | None]] = []
 
 
 class LeafScoring:
@@ -210,6 +213,8 @@ class LeafScoring:
         score = self.judge.ask(comparator, item, where.actual_path)
         if score is None or isinstance(score, Failed):
             if score is None:
+                if not self.deferred:  # (NO_DEFERRED, shared: the walk's own list)
+                    self.deferred = []
                 self.deferred.append((len(self.out.fields), comparator, min_score))
             self.out.fields.append(
                 FieldResult(

@@ -41,7 +41,7 @@ from ..results.field_results import (
 from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
 from . import inline_leaves, leaf_scoring, object_elements
-from .leaf_scoring import LeafScoring
+from .leaf_scoring import NO_DEFERRED, LeafScoring
 from .object_elements import ObjectElements
 from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, extra_leaf, one_sided, shape_mismatch
@@ -91,7 +91,7 @@ def walk(
         found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
         found.run(expected, actual, schema)
         judge.resolve()
-    return found.finish()
+    return found.finish() if found.deferred else found.out  # (finish's own test, no call)
 
 
 # Root scorers kept by the expected object's keys (``walk_counted``): one dict per set of
@@ -185,7 +185,7 @@ class Walk(LeafScoring, UnreadSides, ObjectElements):
         # the walks above it, which meet those elements again inside their own lone ones
         self.lone = lone
         self.out = WalkOutput()
-        self.deferred = []  # the judge's placeholders (LeafScoring)
+        self.deferred = NO_DEFERRED  # the judge's placeholders (LeafScoring)
 
     def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
         scorer = None
