@@ -72,8 +72,9 @@ _MIXED = ""  # a key whose values are of several types
 # A column's form: what its prepared values are and how a pair of them scores. _SCORE: a
 # call of the comparator per pair (one with no all-pairs form: structeval's evaluators by
 # kind of number); _SCORE_EQUAL: the same, equal values of one type scoring 1 without it.
-_JACCARD, _EQUAL, _WITHIN = "jaccard", "equal", "within"
-_SCORE, _SCORE_EQUAL = "score", "score_equal"
+# (the names are plan_rows.py's, whose loop tells them apart by identity)
+_JACCARD, _EQUAL, _WITHIN = plan_rows.JACCARD, plan_rows.EQUAL, plan_rows.WITHIN
+_SCORE, _SCORE_EQUAL = plan_rows.SCORE, plan_rows.SCORE_EQUAL
 # A plan: each shared column's form and whether every element on both sides holds it; and
 # whether every element has exactly those fields (the sums are returned with scale k).
 Plan: TypeAlias = "tuple[tuple[tuple[str, bool], ...], bool]"

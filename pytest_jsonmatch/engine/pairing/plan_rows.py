@@ -26,11 +26,12 @@ from ..core.values import JsonValue
 
 INTERPRET = True  # False: an array whose plan has no code written takes the general path
 
-# A plan's column forms (flat_similarity's names, repeated here as the loop reads them)
-_JACCARD, _EQUAL, _WITHIN = "jaccard", "equal", "within"
-_SCORE, _SCORE_EQUAL = "score", "score_equal"
+# A plan's column forms (flat_similarity.py's ``_form`` gives them, taking them from here:
+# the loop tells them apart by identity)
+JACCARD, EQUAL, WITHIN = "jaccard", "equal", "within"
+SCORE, SCORE_EQUAL = "score", "score_equal"
 # the constants each form reads, in the order flat_similarity._form gives them
-_CONSTANTS = {_JACCARD: 0, _EQUAL: 1, _WITHIN: 2, _SCORE: 1, _SCORE_EQUAL: 1}
+_CONSTANTS = {JACCARD: 0, EQUAL: 1, WITHIN: 2, SCORE: 1, SCORE_EQUAL: 1}
 # A plan's columns as the loop reads them: each one's key, form, whether every element
 # holds it, and its own constants (``columns``)
 Columns: TypeAlias = "list[tuple[str, str, bool, tuple[Any, ...]]]"
@@ -55,7 +56,7 @@ def rows(
             v = element[key] if full else element.get(key)
             if v is None:  # (absent: only where the column is not full)
                 row.append(None)
-            elif form is _JACCARD:
+            elif form is JACCARD:
                 found = masks.get(v)
                 if found is None:
                     mask = 0
@@ -66,9 +67,9 @@ def rows(
                         mask |= bit
                     found = masks[v] = (mask, mask.bit_count())
                 row.append(found)
-            elif form is _EQUAL:
+            elif form is EQUAL:
                 row.append(const[0](v))
-            elif form is _WITHIN:
+            elif form is WITHIN:
                 if type(v) is float:
                     row.append(v)
                 elif -FLOAT_SAFE < v < FLOAT_SAFE:
@@ -94,7 +95,7 @@ def scalar_scores(
     the sum 0.0 over a union of 1, where both are, 1.0 (an empty union). None where a
     number is an integer no float holds (the general path scores it exactly)."""
     form = _interned(form)
-    if form is _JACCARD:
+    if form is JACCARD:
         masks: dict[str, tuple[int, int]] = {}
         bits: dict[str, int] = {}
         prepared_e = _masks(expected, masks, bits)
@@ -116,7 +117,7 @@ def scalar_scores(
                     line.append(1.0 if not xn and not yn else 0.0)
             out.append(line)
         return out
-    if form is _WITHIN:
+    if form is WITHIN:
         floats_e = _floats(expected)
         floats_a = _floats(actual) if floats_e is not None else None
         if floats_e is None or floats_a is None:
@@ -142,7 +143,7 @@ def scalar_scores(
                     line.append(0.0)
             out.append(line)
         return out
-    if form is _EQUAL:
+    if form is EQUAL:
         key = constants[0]
         keys_e = [None if v is None else key(v) for v in expected]
         keys_a = [None if v is None else key(v) for v in actual]
@@ -156,7 +157,7 @@ def scalar_scores(
             for x in keys_e
         ]
     score = constants[0]
-    equal_one = form is _SCORE_EQUAL
+    equal_one = form is SCORE_EQUAL
     out = []
     for v in expected:
         line = []
@@ -236,7 +237,7 @@ def scores(
                     if x is None or y is None:
                         continue
                     b += 1
-                if form is _JACCARD:
+                if form is JACCARD:
                     (xm, xn), (ym, yn) = x, y
                     s = xm & ym
                     if s:
@@ -244,10 +245,10 @@ def scores(
                         t += s / (xn + yn - s)
                     elif not xn and not yn:
                         t += 1.0
-                elif form is _EQUAL:
+                elif form is EQUAL:
                     if x == y:
                         t += 1.0
-                elif form is _WITHIN:
+                elif form is WITHIN:
                     d = x - y
                     if -const[0] <= d <= const[0]:
                         if d:
@@ -257,7 +258,7 @@ def scores(
                             if zero is None:
                                 zero = zeros[c] = const[1](0.0)
                             t += zero
-                elif form is _SCORE_EQUAL and x == y and type(x) is type(y):
+                elif form is SCORE_EQUAL and x == y and type(x) is type(y):
                     t += 1.0
                 else:
                     t += const[0](x, y)
@@ -288,7 +289,7 @@ def columns(
 
 def _interned(form: str) -> str:
     """The form as this module's own string, so that the loop may test it by identity."""
-    for known in (_JACCARD, _EQUAL, _WITHIN, _SCORE, _SCORE_EQUAL):
+    for known in (JACCARD, EQUAL, WITHIN, SCORE, SCORE_EQUAL):
         if form == known:
             return known
     raise ValueError(f"a plan's column form this loop does not know: {form!r}")
