@@ -265,6 +265,38 @@ def test_a_rule_on_one_root_key_of_two_unread_objects_scores_as_both_read(
     assert pair_text(actual, expected, "field_f1", options) == general
 
 
+@SETTINGS
+@given(
+    pair=fv.PAIRS,
+    align=st.sampled_from([None, "hungarian"]),
+    kind=st.sampled_from(["ignore", "exact", "tolerance", "floor"]),
+    metric=st.sampled_from(["field_f1", "json_similarity"]),
+    data=st.data(),
+)
+def test_one_rule_on_a_root_key_scores_the_same_without_an_entry_made_for_it(
+    pair: tuple[Any, Any], align: str | None, kind: str, metric: str, data: st.DataObject
+) -> None:
+    """``entry.ONE_RULE_PAIR``: match_json's two objects with one rule on one root key
+    walked apart by the kept entry of the other options and the rule's spec
+    (tests/engine/test_rule_apart.py holds every setting, metric and error)."""
+    actual, expected = pair
+    actual = actual if isinstance(actual, dict) else {"k": actual}
+    expected = expected if isinstance(expected, dict) else {"k": expected}
+    keys = [k for side in (expected, actual) for k in side if isinstance(k, str)]
+    key = data.draw(st.sampled_from([k for k in keys if k.isascii() and k.isidentifier()] or ["k"]))
+    options: dict[str, Any] = {
+        "ignore": {"ignore": [key]},
+        "exact": {"fields": {key: {"comparator": "exact"}}},
+        "tolerance": {"fields": {key: {"tolerance": 2}}},
+        "floor": {"fields": {key: {"min_score": 0.5}}},
+    }[kind]
+    if align is not None:
+        options["align"] = align
+    with switched(entry, "ONE_RULE_PAIR", False):
+        general = pair_text(actual, expected, metric, options)
+    assert pair_text(actual, expected, metric, options) == general
+
+
 def test_under_a_rule_at_the_root_a_nested_objects_leaves_are_inline() -> None:
     """Not vacuous: a rule on a root key leaves the objects below other keys to the inline
     loop (their leaves never reach Walk.leaf), and the results are those of the general

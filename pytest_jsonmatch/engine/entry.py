@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
+from .comparing.field_spec import FieldSpec
 from .comparing.registry import Registry
 from .configuring.walk_config import FieldRule, WalkConfig, rule_spec
 from .core.cut_off import Truncation
@@ -87,6 +88,10 @@ READ_PAIR_IN_WALK = True
 # its other options without the options' key (kept_entry, _one_rule_entry): False reads
 # every comparison's rules by their key, as any other options.
 ONE_RULE_ENTRY = True
+# ... and the switch of match_json's two objects with such a rule walked apart by the kept
+# entry of the other options and the rule's spec, no entry or configuration made for the
+# rule (one_rule_pair): False makes them (kept_entry) and walks the pair by them.
+ONE_RULE_PAIR = True
 
 # The depth given for a gold record handed over unread (Entry.scored): not yet measured.
 UNREAD = -1
@@ -500,6 +505,95 @@ def _one_rule_entry(
             _RULES_MET.clear()
         _RULES_MET.add(key)
     return entry
+
+
+def one_rule_pair(
+    metric: str, options: dict[str, object], expected: JsonObject, actual: JsonObject
+) -> MatchResult | None:
+    """``match_json``'s two objects scored under ``options`` that give one rule on one plain
+    root key (``metrics.base.one_rule``) with no registry or ``truncated`` of their own,
+    where the entry ``kept_entry`` makes for them (the rule laid over the kept entry of
+    the other options: ``_one_rule_entry``) would score them by ``Entry.unread_pair``'s
+    walk with the rule apart (``rule_apart.walked_apart``, neither side through the door):
+    that walk and its scoring, made from the kept entry of the other options and the
+    rule's spec (``rule_apart.walked_by_spec``), with no entry or configuration made for
+    a rule that an assertion gives once. Whether that entry would walk them so is worked
+    out once per kept entry and spec (``_BY_SPEC``): it reads the rule's spec, never its
+    key. None, with ``options`` unchanged, where the pair takes another way (or the walk
+    met what the door must read): the caller then goes by ``kept_entry``."""
+    if not (ONE_RULE_PAIR and READ_PAIR_IN_WALK and rule_apart.RULE_APART_UNREAD):
+        return None
+    if "registry" in options or "truncated" in options or not rule_apart.RULE_APART:
+        return None
+    found = metric_named(metric, REGISTRY)  # (kept_entry's first error, where it raises)
+    if not rules_apart(found, options):
+        return None
+    rule = one_rule(options)
+    if rule is None:
+        return None
+    pattern, settings, content = rule
+    rest = without_rules(options)
+    config = config_key(found, rest, REGISTRY)
+    if config is None:
+        return None
+    free = _KEPT.get((id(found), "error", *config))
+    if free is None or free.metric is not found or free.registry is not REGISTRY:
+        return None  # (kept_entry checks the other options, and keeps their entry)
+    spec = rule_spec(pattern, settings, REGISTRY, content)  # (its errors, as field_rules's)
+    known = _BY_SPEC.get((id(free), id(spec)))
+    if known is None or known[0] is not free or known[1] is not spec:
+        ruled = free.ruled(options, free.cfg.with_rules((FieldRule(PathPattern(pattern), spec),)))
+        known = (free, spec, _walks_apart(ruled))
+        if len(_BY_SPEC) >= 256:
+            _BY_SPEC.clear()
+        _BY_SPEC[(id(free), id(spec))] = known
+    if not known[2]:
+        return None
+    try:
+        walked = rule_apart.walked_by_spec(free.cfg, pattern, spec, expected, actual)
+    except Unread:
+        return None
+    # (_score's steps after the walk, for the entry with the rule: no cut, no weight, no
+    # conformance: _walks_apart)
+    fields = walked.fields
+    if found.finish is not None:
+        fields = found.finish(fields, options, REGISTRY)
+    precision, recall = precision_recall(fields)
+    f1 = f_beta(precision, recall)
+    return MatchResult._build(
+        found.name,
+        found.headline_score(precision, recall, f1, options),
+        precision,
+        recall,
+        f1,
+        tuple(fields),
+        tuple(walked.pairings) if walked.pairings else (),
+        tuple(walked.floors) if walked.floors else (),
+    )
+
+
+def _walks_apart(ruled: Entry) -> bool:
+    """Whether ``ruled`` (an entry of one rule on one root key) scores ``match_json``'s two
+    objects as ``one_rule_pair`` does: by ``unread_pair``'s walk (no schema; the switches
+    are read by the caller), ``_score``'s way with the rule apart, unread (no metric of
+    its own fields, no ``prepare`` step, no comparator that prepares its strings), no
+    weight, no schema check."""
+    metric, cfg = ruled.metric, ruled.cfg
+    return (
+        ruled.schema is None
+        and (ruled.unread or ruled.apart)
+        and metric.score_fields is None
+        and metric.prepare is None
+        and not cfg.prepares
+        and bool(cfg.rules)
+        and cfg.root_rule is not None
+        and not cfg.weighted
+        and ruled.validator is None
+    )
+
+
+# one_rule_pair's answers, by the kept entry and the spec (their ids; both held)
+_BY_SPEC: dict[tuple[int, int], tuple[Entry, FieldSpec, bool]] = {}
 
 
 # the first item of _one_rule_entry's keys (never the first of config_key's: a metric's id)

@@ -21,7 +21,7 @@ from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, ParseError
 from .core.gc_pause import collector_paused
 from .core.values import JsonValue
-from .entry import UNREAD, Entry, entry_for, kept_entry
+from .entry import UNREAD, Entry, entry_for, kept_entry, one_rule_pair
 from .reading.intake import Reread
 from .results.field_results import MatchResult, RunResult, Tally, field_tables
 from .schemas.eval_schema import infer_node
@@ -42,11 +42,17 @@ def match_json(
     ``conformance`` says whether the actual value is valid against it (never in the score;
     ``conformance=False`` skips the check).
     """
-    entry = kept_entry(metric, options)
     if type(expected) is dict and type(actual) is dict:  # (both taken as they are, unread)
+        if "ignore" in options or "fields" in options:  # (an assertion's one rule)
+            found = one_rule_pair(metric, options, expected, actual)
+            if found is not None:
+                return found
+        entry = kept_entry(metric, options)
         found = entry.unread_pair(expected, actual)
         if found is not None:
             return found
+    else:
+        entry = kept_entry(metric, options)
     expected_value, depth_e = entry.read_expected(expected, "expected")
     parsed, cut = entry.parse_actual(actual, "actual")
     return entry.scored(expected_value, depth_e, parsed, cut, "actual")

@@ -361,3 +361,104 @@ def test_one_root_keys_spec_is_found_by_its_path_as_by_its_pattern(key: str) -> 
     found = [ruled.spec_at(path, None) for path in paths]
     assert found == [general.spec_at(path, None) for path in paths]
     assert sum(spec is not None for spec in found) == 1  # (the key's own path alone)
+
+
+# -- one rule's pair, no entry made for it (entry.ONE_RULE_PAIR) -------------------------------
+
+
+def one_rule_pair(on: bool) -> AbstractContextManager[None]:
+    return switched(entry, "ONE_RULE_PAIR", on)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    pair=fv.PAIRS,
+    key=st.sampled_from(["r1", "rid", "_r", "k", "r unit price", "ré"]),
+    form=st.sampled_from(["ignore", "ignore str", "fields"]),
+    others=st.sampled_from([{}, {"align": "hungarian"}, {"conformance": False}, {"bogus": 1}]),
+    setting=st.one_of(fv.field_settings(valid=True), fv.field_settings(valid=False)),
+    metric=METRICS,
+    null_absent=st.booleans(),
+)
+def test_one_rules_pair_scores_as_its_entry(
+    pair: tuple[Any, Any],
+    key: str,
+    form: str,
+    others: dict[str, Any],
+    setting: Any,
+    metric: str,
+    null_absent: bool,
+) -> None:
+    """match_json's two objects under one rule on one root key, walked apart by the kept
+    entry of the other options and the rule's spec, give what the entry made for the rule
+    gives (the same results to the bit, the same first error), under every metric that
+    lays its rules over its kept configuration, the first time and every time after (the
+    key on either side, both or neither; its values scalars, containers, odd values)."""
+    actual, expected = pair
+    actual = actual if isinstance(actual, dict) else {"k": actual, "r1": None}
+    expected = expected if isinstance(expected, dict) else {"k": expected, "rid": 2}
+    rule: dict[str, Any] = {
+        "ignore": {"ignore": [key]},
+        "ignore str": {"ignore": key},
+        "fields": {"fields": {key: setting}},
+    }[form]
+    options = {**others, **rule}
+    if null_absent and metric == "structural_f1":
+        options["null_is_absent"] = True  # (an absent null makes no field on either side)
+    with one_rule_pair(False):
+        general = fv.exact_repr(outcome(actual, expected, metric=metric, **options))
+    with one_rule_pair(True):
+        if "bogus" not in others:
+            entry.kept_entry(metric, dict(others))  # (kept: the one rule's way is open)
+        for _ in range(3):  # (met afresh, then met again)
+            got = fv.exact_repr(outcome(actual, expected, metric=metric, **options))
+            assert got == general
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"ignore": ["total"]},
+        {"ignore": ["lines"]},
+        {"ignore": ["extra"]},
+        {"ignore": ["gone"]},
+        {"fields": {"total": {"tolerance": 5}}},
+        {"fields": {"total": {"tolerance": 1, "min_score": 0.5}}},
+        {"fields": {"gone": {"tolerance": 1, "min_score": 0.5}}},
+        {"fields": {"note": {"comparator": "exact"}}},
+        {"fields": {"extra": {"comparator": "exact"}}},
+        {"fields": {"id": {"skip": True}}},
+        {"fields": {"name": {"transform": "lower"}}},
+    ],
+    ids=lambda options: json.dumps(options, sort_keys=True),
+)
+# (structural_f1's ``prepare`` step takes its pairs the entry's way)
+@pytest.mark.parametrize("metric", ["field_f1", "json_similarity"])
+def test_one_rules_pair_is_taken_and_scores_each_kind_of_key_as_its_entry(
+    options: dict[str, Any], metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not vacuous: the pair is scored without an entry made for its rule (kept_entry is
+    not called) and as that entry scores it: the key on both sides, on one alone (an
+    omission, its floor; an extra key), skipped, holding an array, or a null."""
+    expected = {"id": 7, "name": "Acme", "total": 10, "lines": [1, 2], "note": None, "gone": 3}
+    actual = {"id": 8, "name": "acme", "total": 12, "lines": [2], "note": None, "extra": 1}
+    with one_rule_pair(False):
+        general = fv.exact_repr(outcome(actual, expected, metric=metric, **options))
+    made: list[object] = []
+    original = entry.kept_entry
+
+    def counted(name: str, given: dict[str, object]) -> entry.Entry:
+        made.append(given)
+        return original(name, given)
+
+    original(metric, {})  # (the kept entry of the other options, none)
+    monkeypatch.setattr("pytest_jsonmatch.engine.match.kept_entry", counted)
+    with one_rule_pair(True):
+        assert fv.exact_repr(outcome(actual, expected, metric=metric, **options)) == general
+    assert made == []

@@ -25,17 +25,26 @@ reads both sides and walks them again.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
+from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW
-from ..core.paths import ROOT
+from ..core.paths import ROOT, Where
 from ..core.values import MISSING, JsonValue
 from ..judge import UNASKED
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
-from ..results.field_results import WalkOutput
+from ..results.field_results import (
+    HALLUCINATION,
+    OMISSION,
+    SKIPPED,
+    FieldResult,
+    FloorFailure,
+    WalkOutput,
+)
 from ..schemas.eval_schema import SchemaNode
+from .unpaired import extra_leaf
 from .walk import Walk, walk
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False walks every
@@ -92,17 +101,43 @@ def walked_apart(
     passes as they are (plain JSON within the walk's room); where they are not, or where
     the record may not take the rule apart, ``Unread`` is raised before anything is
     counted, for the caller to read both sides and walk the record again."""
+    root_rule = cfg.root_rule
+    assert root_rule is not None  # (takes)
+    return _apart(root_rule[0], root_rule[1], cfg.rules[0].spec, expected, actual, unread, cfg)
+
+
+def walked_by_spec(
+    free: WalkConfig, key: str, spec: FieldSpec, expected: JsonValue, actual: JsonValue
+) -> WalkOutput:
+    """``walked_apart(cfg, expected, actual, unread=True)`` for the configuration ``cfg``
+    that is ``free`` with one rule of ``spec`` on root ``key`` laid over it, made without
+    ``cfg`` (``entry.one_rule_pair``: an assertion's one-off rule, whose configuration
+    would be made for one pair): the key's own field is made as ``cfg``'s walk makes it,
+    by :func:`_own_field`. ``Unread`` where ``walked_apart`` raises it."""
+    walked = _apart(free, key, spec, expected, actual, True, None)
+    assert walked is not None  # (unread: Unread where it would be None)
+    return walked
+
+
+def _apart(
+    free: WalkConfig,
+    key: str,
+    spec: FieldSpec,
+    expected: JsonValue,
+    actual: JsonValue,
+    unread: bool,
+    cfg: WalkConfig | None,
+) -> WalkOutput | None:
+    """``walked_apart``'s steps: ``cfg`` the configuration with the rule, which walks the
+    key; None: the key's field made from ``spec`` (``walked_by_spec``)."""
     if type(expected) is not dict or type(actual) is not dict or not expected:
         if unread:
             raise Unread
         return None
-    root_rule = cfg.root_rule
-    assert root_rule is not None  # (takes)
-    free, key = root_rule
     value, other = expected.get(key, MISSING), actual.get(key, MISSING)
     if value is MISSING and other is MISSING:  # (the rule meets no field of this record)
         return walk(free, expected, actual, None, False, unread, unread)
-    if not cfg.rules[0].spec.skip and (type(value) in _CONTAINERS or type(other) in _CONTAINERS):
+    if not spec.skip and (type(value) in _CONTAINERS or type(other) in _CONTAINERS):
         if unread:
             raise Unread
         return None
@@ -122,12 +157,16 @@ def walked_apart(
     found = walk(free, expected, actual, None, False, unread, unread)
     # the key alone, as the whole walk's Walk.keys_read walks it: an expected key by
     # key_of_object (no schema: its node), a key only the answer has as an extra key
-    own = Walk(cfg, UNASKED, PairBudget())
     where = ROOT.key(key)
-    if value is not MISSING:
-        own.node(value, other, where, None, 1)
-    elif cfg.count_extras:
-        own._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
+    if cfg is None:
+        own = Walk(free, UNASKED, PairBudget())
+        _own_field(own, free, spec, where, key, value, other)
+    else:
+        own = Walk(cfg, UNASKED, PairBudget())
+        if value is not MISSING:
+            own.node(value, other, where, None, 1)
+        elif cfg.count_extras:
+            own._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
     fields, path = found.fields, where.path
     for at, field in enumerate(fields):  # (the stand-in's one field, where it made one)
         if field.path == path:
@@ -135,6 +174,61 @@ def walked_apart(
             break
     found.floors += own.out.floors  # (the rule-free walk has none: no rule, no schema)
     return found
+
+
+def _own_field(
+    own: Walk,
+    free: WalkConfig,
+    spec: FieldSpec,
+    where: Where,
+    key: str,
+    value: Any,
+    other: Any,
+) -> None:
+    """The key's field, as the walk of ``free`` with the rule laid over it makes it: what
+    ``Walk.node`` (a key both sides or expected alone hold) and ``Walk._extra_keys`` (a key
+    the answer alone holds) do for a root key whose spec is ``spec`` (the rule's, laid over
+    no schema node's) and whose values are scalars, where the rule does not skip it (both
+    checked by ``_apart``), with no leaf depth, judge or schema (``fits``). (``value`` and
+    ``other``: JSON values or MISSING, as ``Walk.node`` takes them.)"""
+    out = own.out
+    if value is not MISSING:  # (Walk.node)
+        if spec.skip:
+            out.fields.append(
+                FieldResult(
+                    where.path, SKIPPED, 0.0, value, other, "", "ignored", where.field, where.actual
+                )
+            )
+        elif other is MISSING:  # (one_sided: a scalar, its spec the rule's)
+            if value is not None or not free.null_absent:
+                out.fields.append(
+                    FieldResult(where.path, OMISSION, 0.0, value, MISSING, "", "", where.field)
+                )
+                if spec.min_score is not None and spec.min_score > 0:
+                    out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
+        else:
+            own.leaf(value, other, where, spec, None)
+        return
+    if not free.count_extras:
+        return
+    child = ROOT.actual_key(key)  # (Walk._extra_keys, its key never one of no spec)
+    if free.schema_driven:  # (no schema node: its one field here)
+        if spec.skip:
+            out.fields.append(
+                FieldResult(child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field)
+            )
+        else:
+            extra_leaf(out, None, child, other, "not in the schema")
+    elif spec.skip:  # (Walk.node of the key the answer alone holds)
+        out.fields.append(
+            FieldResult(
+                child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field, child.actual
+            )
+        )
+    elif other is not None or not free.null_absent:  # (one_sided: a scalar)
+        out.fields.append(
+            FieldResult(child.path, HALLUCINATION, 0.0, MISSING, other, "", "", child.field)
+        )
 
 
 # the expected object beside a key only the answer has, walked alone (never written to)
