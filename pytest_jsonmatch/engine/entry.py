@@ -394,8 +394,9 @@ _RULES_MET: set[tuple[object, ...]] = set()
 # ... and, by the name asked for, the entry of a built-in registry's metric asked for with
 # no options (an assertion's usual call), found without the options' checks and key: the
 # registry's generation it was made at, its key in _KEPT, the entry (taken while _KEPT
-# still holds it there)
-_PLAIN: dict[str, tuple[int, tuple[object, ...], Entry]] = {}
+# still holds it there); with one option of a scalar value (``align="hungarian"``), by the
+# name, the option's name, the value's type and the value (_plain_key)
+_PLAIN: dict[object, tuple[int, tuple[object, ...], Entry]] = {}
 _BUILT_IN = frozenset(METRIC_NAMES)
 
 
@@ -414,14 +415,9 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     dataset's records, each ``ignore=["id"]``) finds it, with every table its
     configuration has filled, and a suite of one-off assertions, each its own rule, clears
     only that table, never the entries of the options they share."""
-    if not options and type(metric) is str:
-        plain = _PLAIN.get(metric)
-        if (
-            plain is not None
-            and plain[0] == REGISTRY.generation
-            and _KEPT.get(plain[1]) is plain[2]
-        ):
-            return plain[2]
+    plain = _plain_entry(metric, options)
+    if plain is not None:
+        return plain
     # (typed by assignment: a cast is a call, and this runs for every comparison)
     registry: Registry = options.pop("registry", REGISTRY)  # type: ignore[assignment]
     truncated: str = options.pop("truncated", "error")  # type: ignore[assignment]
@@ -457,14 +453,58 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     config = config_key(found, options, registry)
     entry = _kept_entry(found, options, registry, truncated, config)
     if (
-        not options
-        and registry is REGISTRY
+        registry is REGISTRY
         and truncated == "error"
         and config is not None
         and metric in _BUILT_IN  # (a name no registration can give another metric)
     ):
-        _PLAIN[metric] = (registry.generation, (id(found), truncated, *config), entry)
+        plain_key = _plain_key(metric, options)
+        if plain_key is not None:
+            if len(_PLAIN) >= 64:
+                _PLAIN.clear()
+            _PLAIN[plain_key] = (registry.generation, (id(found), truncated, *config), entry)
     return entry
+
+
+def _plain_key(metric: str, options: dict[str, object]) -> object | None:
+    """The key ``_PLAIN`` keeps the entry of ``metric`` with ``options`` under: the name
+    for no options; for one option of a scalar value that ``config_key`` reads by its
+    type and value (not the registry, ``truncated``, a schema or an embedder), the name,
+    the option's name, the value's type and the value; else None, not kept there."""
+    if not options:
+        return metric
+    if len(options) != 1:
+        return None
+    for name, value in options.items():
+        kind = type(value)
+        if kind in _SCALARS and name not in _NOT_PLAIN:
+            return (metric, name, kind, value)
+    return None
+
+
+def _plain_entry(metric: str, options: dict[str, object]) -> Entry | None:
+    """The entry ``_PLAIN`` keeps for ``metric`` with ``options`` (``_plain_key``), where
+    the registry has not changed since it was made and ``_KEPT`` still holds it; else None."""
+    if type(metric) is not str:
+        return None
+    if not options:
+        plain = _PLAIN.get(metric)
+    elif len(options) == 1:  # (_plain_key's, written out: this runs for every comparison)
+        ((name, value),) = options.items()
+        kind = type(value)
+        if kind not in _SCALARS:  # (a list is no key: ``ignore=["id"]``)
+            return None
+        plain = _PLAIN.get((metric, name, kind, value))  # (a miss for names never kept)
+    else:
+        return None
+    if plain is not None and plain[0] == REGISTRY.generation and _KEPT.get(plain[1]) is plain[2]:
+        return plain[2]
+    return None
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# options whose value a configuration's key reads otherwise, or that kept_entry takes out
+_NOT_PLAIN = frozenset({"registry", "truncated", "schema", "embedder"})
 
 
 def _one_rule_entry(
@@ -525,20 +565,23 @@ def one_rule_pair(
         return None
     if "registry" in options or "truncated" in options or not rule_apart.RULE_APART:
         return None
-    found = metric_named(metric, REGISTRY)  # (kept_entry's first error, where it raises)
-    if not rules_apart(found, options):
-        return None
     rule = one_rule(options)
     if rule is None:
         return None
     pattern, settings, content = rule
     rest = without_rules(options)
-    config = config_key(found, rest, REGISTRY)
-    if config is None:
+    free = _plain_entry(metric, rest)
+    if free is None:
+        found = metric_named(metric, REGISTRY)  # (kept_entry's first error, where it raises)
+        config = config_key(found, rest, REGISTRY)
+        if config is None:
+            return None
+        free = _KEPT.get((id(found), "error", *config))
+        if free is None or free.metric is not found or free.registry is not REGISTRY:
+            return None  # (kept_entry checks the other options, and keeps their entry)
+    found = free.metric
+    if not rules_apart(found, options):
         return None
-    free = _KEPT.get((id(found), "error", *config))
-    if free is None or free.metric is not found or free.registry is not REGISTRY:
-        return None  # (kept_entry checks the other options, and keeps their entry)
     spec = rule_spec(pattern, settings, REGISTRY, content)  # (its errors, as field_rules's)
     known = _BY_SPEC.get((id(free), id(spec)))
     if known is None or known[0] is not free or known[1] is not spec:

@@ -158,3 +158,31 @@ def test_another_registry_gets_its_own_entry() -> None:
     assert kept_entry("mine", {"registry": mine}).registry is mine
     assert kept_entry("mine", {"registry": mine}) is kept_entry("mine", {"registry": mine})
     assert kept_entry("field_f1", {}).registry is not mine
+
+
+def test_one_scalar_option_finds_its_kept_entry_by_name_and_value() -> None:
+    # kept by the metric, the option's name, the value's type and the value (_PLAIN): the
+    # entry config_key keeps, found again for the same option, never for another value
+    first = kept_entry("field_f1", {"align": "hungarian"})
+    assert kept_entry("field_f1", {"align": "hungarian"}) is first
+    assert kept_entry("field_f1", {"align": "ordered"}) is not first
+    assert kept_entry("structural_f1", {"beta": 2}) is not kept_entry(
+        "structural_f1", {"beta": 2.0}
+    )
+    assert kept_entry("field_f1", {"conformance": True}) is kept_entry(
+        "field_f1", {"conformance": True}
+    )
+    with pytest.raises(ConfigError, match="conformance must be true or false"):
+        kept_entry("field_f1", {"conformance": 1})  # (1 == True, but not its entry's key)
+    # a name kept_entry takes out, or a value that is no key, goes the options' way
+    assert kept_entry("field_f1", {"truncated": "close"}) is not kept_entry("field_f1", {})
+    assert kept_entry("field_f1", {"ignore": ["a"]}).cfg.rules
+    with pytest.raises(ConfigError, match="unknown option 'bogus'"):
+        kept_entry("field_f1", {"bogus": 1})
+    with pytest.raises(ConfigError, match="unknown option 'bogus'"):  # (never kept)
+        kept_entry("field_f1", {"bogus": 1})
+    set_type_default("string", "levenshtein")
+    try:  # (the registry changed: a new entry, with its new defaults)
+        assert kept_entry("field_f1", {"align": "hungarian"}) is not first
+    finally:
+        reset_type_defaults()
