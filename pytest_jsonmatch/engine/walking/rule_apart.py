@@ -58,6 +58,8 @@ RULE_APART_UNREAD = True
 # The stand-in for the key's value in the rule-free walk: a scalar, one field wherever it is
 _STAND_IN = 0
 _CONTAINERS = (dict, list)
+# FieldResults built with tuple.__new__, every field given, as the walk builds them (walk.py)
+_new = tuple.__new__
 
 
 def takes(cfg: WalkConfig, schema: SchemaNode | None) -> bool:
@@ -194,16 +196,12 @@ def _own_field(
     out = own.out
     if value is not MISSING:  # (Walk.node)
         if spec.skip:
-            out.fields.append(
-                FieldResult(
-                    where.path, SKIPPED, 0.0, value, other, "", "ignored", where.field, where.actual
-                )
-            )
+            found = (where.path, SKIPPED, 0.0, value, other, "", "ignored", where.field)
+            out.fields.append(_new(FieldResult, (*found, where.actual, 1.0, None)))
         elif other is MISSING:  # (one_sided: a scalar, its spec the rule's)
             if value is not None or not free.null_absent:
-                out.fields.append(
-                    FieldResult(where.path, OMISSION, 0.0, value, MISSING, "", "", where.field)
-                )
+                found = (where.path, OMISSION, 0.0, value, MISSING, "", "", where.field)
+                out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
                 if spec.min_score is not None and spec.min_score > 0:
                     out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
         else:
@@ -214,21 +212,16 @@ def _own_field(
     child = ROOT.actual_key(key)  # (Walk._extra_keys, its key never one of no spec)
     if free.schema_driven:  # (no schema node: its one field here)
         if spec.skip:
-            out.fields.append(
-                FieldResult(child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field)
-            )
+            found = (child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field)
+            out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
         else:
             extra_leaf(out, None, child, other, "not in the schema")
     elif spec.skip:  # (Walk.node of the key the answer alone holds)
-        out.fields.append(
-            FieldResult(
-                child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field, child.actual
-            )
-        )
+        found = (child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field)
+        out.fields.append(_new(FieldResult, (*found, child.actual, 1.0, None)))
     elif other is not None or not free.null_absent:  # (one_sided: a scalar)
-        out.fields.append(
-            FieldResult(child.path, HALLUCINATION, 0.0, MISSING, other, "", "", child.field)
-        )
+        found = (child.path, HALLUCINATION, 0.0, MISSING, other, "", "", child.field)
+        out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
 
 
 # the expected object beside a key only the answer has, walked alone (never written to)
