@@ -569,19 +569,19 @@ def one_rule_pair(
     if rule is None:
         return None
     pattern, settings, content = rule
-    rest = without_rules(options)
+    rest = without_rules(options) if len(options) > 1 else _NO_OPTIONS  # (the rule alone)
     free = _plain_entry(metric, rest)
     if free is None:
         found = metric_named(metric, REGISTRY)  # (kept_entry's first error, where it raises)
         config = config_key(found, rest, REGISTRY)
-        if config is None:
+        if config is None or not rules_apart(found, options):
             return None
         free = _KEPT.get((id(found), "error", *config))
         if free is None or free.metric is not found or free.registry is not REGISTRY:
             return None  # (kept_entry checks the other options, and keeps their entry)
-    found = free.metric
-    if not rules_apart(found, options):
+    elif not free.metric.rules_apart:  # (rules_apart: _PLAIN keeps no entry of a schema)
         return None
+    found = free.metric
     spec = rule_spec(pattern, settings, REGISTRY, content)  # (its errors, as field_rules's)
     known = _BY_SPEC.get((id(free), id(spec)))
     if known is None or known[0] is not free or known[1] is not spec:
@@ -635,6 +635,8 @@ def _walks_apart(ruled: Entry) -> bool:
     )
 
 
+# the other options where the rule is the only one (never written to)
+_NO_OPTIONS: dict[str, object] = {}
 # one_rule_pair's answers, by the kept entry and the spec (their ids; both held)
 _BY_SPEC: dict[tuple[int, int], tuple[Entry, FieldSpec, bool]] = {}
 

@@ -27,16 +27,19 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from ..comparing.comparators import score_at
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW
 from ..core.paths import ROOT, Where
-from ..core.values import MISSING, JsonValue
+from ..core.values import MISSING, JsonValue, json_type
 from ..judge import UNASKED
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
 from ..results.field_results import (
     HALLUCINATION,
+    MATCH,
+    MISMATCH,
     OMISSION,
     SKIPPED,
     FieldResult,
@@ -161,39 +164,34 @@ def _apart(
     # key_of_object (no schema: its node), a key only the answer has as an extra key
     where = ROOT.key(key)
     if cfg is None:
-        own = Walk(free, UNASKED, PairBudget())
-        _own_field(own, free, spec, where, key, value, other)
+        own = _own_field(free, spec, where, key, value, other)
     else:
-        own = Walk(cfg, UNASKED, PairBudget())
+        walked = Walk(cfg, UNASKED, PairBudget())
         if value is not MISSING:
-            own.node(value, other, where, None, 1)
+            walked.node(value, other, where, None, 1)
         elif cfg.count_extras:
-            own._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
+            walked._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
+        own = walked.out
     fields, path = found.fields, where.path
     for at, field in enumerate(fields):  # (the stand-in's one field, where it made one)
-        if field.path == path:
-            fields[at : at + 1] = own.out.fields
+        if field[0] == path:  # (its path)
+            fields[at : at + 1] = own.fields
             break
-    found.floors += own.out.floors  # (the rule-free walk has none: no rule, no schema)
+    if own.floors:  # (the rule-free walk has none: no rule, no schema)
+        found.floors += own.floors
     return found
 
 
 def _own_field(
-    own: Walk,
-    free: WalkConfig,
-    spec: FieldSpec,
-    where: Where,
-    key: str,
-    value: Any,
-    other: Any,
-) -> None:
+    free: WalkConfig, spec: FieldSpec, where: Where, key: str, value: Any, other: Any
+) -> WalkOutput:
     """The key's field, as the walk of ``free`` with the rule laid over it makes it: what
     ``Walk.node`` (a key both sides or expected alone hold) and ``Walk._extra_keys`` (a key
     the answer alone holds) do for a root key whose spec is ``spec`` (the rule's, laid over
     no schema node's) and whose values are scalars, where the rule does not skip it (both
     checked by ``_apart``), with no leaf depth, judge or schema (``fits``). (``value`` and
     ``other``: JSON values or MISSING, as ``Walk.node`` takes them.)"""
-    out = own.out
+    out = WalkOutput()
     if value is not MISSING:  # (Walk.node)
         if spec.skip:
             found = (where.path, SKIPPED, 0.0, value, other, "", "ignored", where.field)
@@ -204,11 +202,23 @@ def _own_field(
                 out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
                 if spec.min_score is not None and spec.min_score > 0:
                     out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
+        elif spec.transform is None:  # (Walk.leaf, no transform: the values as they are)
+            comparator = spec.comparator
+            if comparator is None:
+                comparator = free.type_policy[json_type(value)]
+            score = score_at(comparator, value, other, where.path)
+            status = MATCH if score >= 1.0 else MISMATCH
+            scored = (where.path, status, score, value, other, comparator.name, "", where.field)
+            out.fields.append(_new(FieldResult, (*scored, where.actual, 1.0, None)))
+            if spec.min_score is not None and score < spec.min_score:
+                out.floors.append(FloorFailure(where.path, spec.min_score, score))
         else:
+            own = Walk(free, UNASKED, PairBudget())
             own.leaf(value, other, where, spec, None)
-        return
+            return own.out
+        return out
     if not free.count_extras:
-        return
+        return out
     child = ROOT.actual_key(key)  # (Walk._extra_keys, its key never one of no spec)
     if free.schema_driven:  # (no schema node: its one field here)
         if spec.skip:
@@ -222,6 +232,7 @@ def _own_field(
     elif other is not None or not free.null_absent:  # (one_sided: a scalar)
         found = (child.path, HALLUCINATION, 0.0, MISSING, other, "", "", child.field)
         out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
+    return out
 
 
 # the expected object beside a key only the answer has, walked alone (never written to)
