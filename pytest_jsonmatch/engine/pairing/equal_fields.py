@@ -52,11 +52,17 @@ Items: TypeAlias = "frozenset[tuple[str, JsonValue | _Stand]]"
 # rows_a)``: per (expected, actual) pair, how many values are equal, as a float.
 Reader = Callable[[Sequence[JsonValue], tuple[str, ...]], "list[Row] | None"]
 Counter = Callable[[list[Row], list[Row]], list[list[float]]]
+# ``read_apart(elements, keys, fields, known)``: _rows_apart's answer; ``f1(rows_e, rows_a,
+# sizes, k)``: each pair's F1 from its count of equal values (see _source)
+ApartReader = Callable[
+    [Sequence[JsonValue], tuple[str, ...], frozenset[str], frozenset[str]],
+    "tuple[list[Row], list[int]] | None",
+]
+F1Rows = Callable[[list[Row], list[Row], list[int], int], list[list[float]]]
+Functions = tuple[Reader, Counter, ApartReader, F1Rows]
 
 MAX_KEYS = 32  # a wider shape is counted from sets (no function of its own)
-_FACTORIES: dict[
-    int, tuple[Reader, Counter]
-] = {}  # by number of keys: the text depends on nothing else
+_FACTORIES: dict[int, Functions] = {}  # by number of keys: the text depends on nothing else
 _PLAN = "equal_fields"  # in SchemaNode.plans: (the keys of fields compared by equality, every key)
 
 # The scalars whose Python ``==`` is JSON equality within and across them (1 == 1.0 as JSON
@@ -115,7 +121,7 @@ def counted_pairs(
     fields, known = plan
     keys = tuple(expected[0])
     if 0 < len(keys) <= MAX_KEYS and fields.issuperset(keys):
-        read, count = _functions(len(keys))
+        read, count, _, f1 = _functions(len(keys))
         rows_e = read(expected, keys)
         rows_a = read(actual, keys) if rows_e is not None else None
         if rows_e is not None and rows_a is not None:
@@ -127,8 +133,7 @@ def counted_pairs(
         apart = _rows_apart(actual, keys, fields, known) if rows_e is not None else None
         if rows_e is not None and apart is not None:  # (expected of one shape, actual not)
             rows_a, sizes = apart
-            scores = _f1_rows(count(rows_e, rows_a), len(keys), sizes)
-            return assignment.assign(scores, 0.0, scale=1.0)
+            return assignment.assign(f1(rows_e, rows_a, sizes, len(keys)), 0.0, scale=1.0)
     sets_e = _item_sets(expected, fields, None)
     sets_a = _item_sets(actual, fields, known) if sets_e is not None else None
     if sets_e is None or sets_a is None:
@@ -278,18 +283,19 @@ def _in_order(n: int) -> assignment.Assignment:
 # -- one shape: generated functions -----------------------------------------------------------
 
 
-def _functions(k: int) -> tuple[Reader, Counter]:
+def _functions(k: int) -> Functions:
     found = _FACTORIES.get(k)
     if found is None:
         namespace: dict[str, object] = {}
         exec(compile(_source(k), "<jsonmatch pair counter>", "exec"), namespace)  # noqa: S102
-        make = cast("Callable[..., tuple[Reader, Counter]]", namespace["make"])  # (_source's)
+        make = cast("Callable[..., Functions]", namespace["make"])  # (_source's)
         found = _FACTORIES[k] = make(_PLAIN, _TRUE, _FALSE, _MISSING)
     return found
 
 
 def _source(k: int) -> str:
-    """The text of a factory ``make(...)`` returning ``read`` and ``count`` for k keys."""
+    """The text of a factory ``make(...)`` returning ``read``, ``count``, ``read_apart``
+    and ``f1`` for k keys."""
     xs = "".join(f"x{i}, " for i in range(k))
     ys = "".join(f"y{i}, " for i in range(k))
     lines = [
@@ -311,17 +317,68 @@ def _source(k: int) -> str:
             "                    return None",
             f"                x{i} = TRUE if x{i} else FALSE",
         ]
+    equal = " + ".join(f"(x{i} == y{i})" for i in range(k))
     lines += [
         f"            rows.append(({xs}))",
         "        return rows",
         "",
         "    def count(rows_e, rows_a):",
         "        # per pair, how many values are equal (a float: the sum of their scores of 1.0)",
-        "        return [[float(" + " + ".join(f"(x{i} == y{i})" for i in range(k)) + ")",
+        f"        return [[float({equal})",
         f"                 for ({ys}) in rows_a]",
         f"                for ({xs}) in rows_e]",
         "",
-        "    return read, count",
+        "    def read_apart(elements, keys, fields, known):",
+        "        # _rows_apart: each element's values of these keys (MISSING for one it lacks),",
+        "        # its size; its other keys checked (a field's value plain, no other known key)",
+        f"        ({''.join(f'k{i}, ' for i in range(k))}) = keys",
+        "        rows = []",
+        "        sizes = []",
+        "        for element in elements:",
+        "            if type(element) is not dict:",
+        "                return None",
+    ]
+    for i in range(k):
+        lines += [
+            f"            x{i} = element.get(k{i}, MISSING)",
+            f"            if type(x{i}) not in PLAIN and x{i} is not MISSING:",
+            f"                if type(x{i}) is not bool:",
+            "                    return None",
+            f"                x{i} = TRUE if x{i} else FALSE",
+        ]
+    lacking = "".join(f" or x{i} is MISSING" for i in range(k))
+    lines += [
+        "            size = len(element)",
+        f"            if size != {k}{lacking}:  # (a key of its own: checked)",
+        "                for key, value in element.items():",
+        "                    if key in keys:",
+        "                        continue",
+        "                    if key in fields:",
+        "                        if type(value) not in PLAIN and type(value) is not bool:",
+        "                            return None",
+        "                    elif key in known:",
+        "                        return None",
+        f"            rows.append(({xs}))",
+        "            sizes.append(size)",
+        "        return rows, sizes",
+        "",
+        "    def f1(rows_e, rows_a, sizes, k):",
+        "        # each pair's F1 from its count, k fields expected and sizes[j] in actual",
+        "        # element j: pair_value(count, 0, k, size, 'f1') written out, the same",
+        "        # operations in the same order (a call per pair would cost more)",
+        "        out = []",
+        f"        for ({xs}) in rows_e:",
+        "            row = []",
+        f"            for ({ys}), size in zip(rows_a, sizes):",
+        f"                tp = float({equal})",
+        "                precision = tp / size if size else 1.0",
+        "                recall = tp / k",
+        "                total = precision + recall",
+        "                row.append(2 * precision * recall / total if total > 0 else 0.0)",
+        "            out.append(row)",
+        "        return out",
+        "",
+        "    return read, count, read_apart, f1",
         "",
     ]
     return "\n".join(lines)
@@ -331,22 +388,6 @@ def counter_source(keys: tuple[str, ...]) -> str:
     """The generated source of the functions that count the equal fields of elements with
     ``keys`` (the text is the same for any k keys)."""
     return f"# the pair counts of elements with keys {keys!r}\n" + _source(len(keys))
-
-
-def _f1_rows(counts: list[list[float]], k: int, sizes: list[int]) -> list[list[float]]:
-    """Each pair's F1 from its count of equal fields, ``k`` fields expected and ``sizes[j]``
-    in actual element j: ``pair_value(count, 0, k, size, "f1")`` written out, the same
-    operations in the same order (a call per pair would cost more than its arithmetic)."""
-    rows = []
-    for line in counts:
-        row = []
-        for tp, size in zip(line, sizes):
-            precision = tp / size if size else 1.0
-            recall = tp / k  # (k > 0: the shape has keys)
-            total = precision + recall
-            row.append(2 * precision * recall / total if total > 0 else 0.0)
-        rows.append(row)
-    return rows
 
 
 # -- several shapes: sets of items ------------------------------------------------------------
@@ -366,31 +407,7 @@ def _rows_apart(
     None where ``_item_sets`` gives None: an element not an object, a field compared by
     equality holding something other than a plain scalar, a key the schema knows that is
     not such a field."""
-    rows: list[Row] = []
-    sizes: list[int] = []
-    shape = frozenset(keys)
-    for element in elements:
-        if type(element) is not dict:
-            return None
-        row: list[Read] = []
-        for key in keys:
-            value = element.get(key, _MISSING)
-            if value is not _MISSING and type(value) not in _PLAIN:
-                if type(value) is not bool:
-                    return None
-                value = _TRUE if value else _FALSE
-            row.append(value)  # type: ignore[arg-type]  # (a plain scalar or a stand-in)
-        for key, value in element.items():  # (its keys expected's shape lacks)
-            if key in shape:
-                continue
-            if key in fields:
-                if type(value) not in _PLAIN and type(value) is not bool:
-                    return None
-            elif key in known:
-                return None
-        rows.append(tuple(row))
-        sizes.append(len(element))
-    return rows, sizes
+    return _functions(len(keys))[2](elements, keys, fields, known)  # (its generated form)
 
 
 def _item_sets(
