@@ -129,11 +129,17 @@ def counted_pairs(
                 _distinct(rows_e) or cfg.identical_elements_score_one(items, path)
             ):
                 return _in_order(len(expected))
+            if len(rows_e) == 1 == len(rows_a):  # (one each: _assigned's answer)
+                equal = count(rows_e, rows_a)[0][0]
+                return ([(0, 0, equal / len(keys))], [], []) if equal > 0.0 else ([], [0], [0])
             return _assigned(count(rows_e, rows_a), len(keys))
         apart = _rows_apart(actual, keys, fields, known) if rows_e is not None else None
         if rows_e is not None and apart is not None:  # (expected of one shape, actual not)
             rows_a, sizes = apart
-            return assignment.assign(f1(rows_e, rows_a, sizes, len(keys)), 0.0, scale=1.0)
+            scores = f1(rows_e, rows_a, sizes, len(keys))
+            if len(scores) == 1 == len(scores[0]):  # (one each: assign's answer)
+                return ([(0, 0, scores[0][0])], [], []) if scores[0][0] > 0.0 else ([], [0], [0])
+            return assignment.assign(scores, 0.0, scale=1.0)
     sets_e = _item_sets(expected, fields, None)
     sets_a = _item_sets(actual, fields, known) if sets_e is not None else None
     if sets_e is None or sets_a is None:
@@ -165,6 +171,8 @@ def _scalar_pairs(
     rows_a = _scalar_rows(actual) if rows_e is not None else None
     if rows_e is None or rows_a is None:
         return None
+    if len(rows_e) == 1 == len(rows_a):  # (one each: _matched's answer, or _assigned's)
+        return _in_order(1) if rows_e == rows_a else ([], [0], [0])
     if rows_e == rows_a and (_distinct(rows_e) or cfg.identical_elements_score_one(items, path)):
         return _in_order(len(expected))
     matched = _matched(rows_e, rows_a)

@@ -312,3 +312,25 @@ def test_the_assignment_of_counts_is_assigns(k: int, n: int, m: int, data: Any) 
     assert repr(equal_fields._assigned(counts, k)) == repr(
         assignment.assign([list(row) for row in counts], 0.0, scale=float(k))
     )
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [
+        ([7], [7]),
+        ([7], [7.0]),  # (1 and 1.0 are one JSON number)
+        ([7], [8]),
+        ([True], [1]),  # (true is not 1)
+        ([None], [None]),
+        (["a"], ["b"]),
+        ([{"sku": "a", "qty": 1}], [{"sku": "a", "qty": 2}]),  # one field of two equal: 1/2
+        ([{"sku": "a", "qty": 1}], [{"sku": "b", "qty": 2}]),  # none equal: both lone
+        ([{"sku": "a", "qty": 1}], [{"sku": "a"}]),  # a key left out: F1 of 1 in 2 and 1
+        ([{"sku": "a", "qty": 1}], [{"sku": "b", "x": 1}]),  # left out, one added: F1 0
+        ([{"sku": "a", "ok": True}], [{"sku": "a", "ok": True, "x": [1]}]),
+    ],
+)
+def test_one_element_each(expected: list[Any], actual: list[Any]) -> None:
+    """One element on each side, paired or both lone without the assignment's steps, as
+    the general pair scores pair them."""
+    assert_same([{"items": expected}], [{"items": actual}], {})
