@@ -392,10 +392,10 @@ def one_rule(options: Options) -> tuple[str, object, object] | None:
         settings: object = None
         content: object = (kind, pattern)
     elif ignore is None and type(fields) is dict and len(fields) == 1:
-        pattern, settings = next(iter(fields.items()))
+        ((pattern, settings),) = fields.items()
         if type(settings) is not dict:
             return None
-        content = _data_key(settings, _KEY_DEPTH, [_KEY_ITEMS])
+        content = _one_setting(settings) or _data_key(settings, _KEY_DEPTH, [_KEY_ITEMS])
         if content is None:
             return None
     else:
@@ -403,6 +403,18 @@ def one_rule(options: Options) -> tuple[str, object, object] | None:
     if type(pattern) is not str or not (pattern.isascii() and pattern.isidentifier()):
         return None
     return pattern, settings, content
+
+
+def _one_setting(settings: dict[object, object]) -> tuple[object, ...] | None:
+    """``_data_key(settings, ...)`` of one setting of a scalar value (``{"tolerance": 5}``),
+    made at once; None for any other settings (``_data_key`` reads them)."""
+    if len(settings) != 1:
+        return None
+    ((name, value),) = settings.items()
+    kind = type(value)
+    if type(name) is not str or kind not in _SCALARS:
+        return None
+    return (dict, (name, (kind, value)))
 
 
 def with_rules_of(cfg: WalkConfig, options: Options, registry: Registry) -> WalkConfig:
