@@ -21,6 +21,11 @@ where the configuration without the rule walks unread sides (``Entry.apart``), a
 so, the other keys checked by that walk as it reads them and the key's own values by
 ``plain_within``; whatever the door would copy or refuse raises ``Unread``, and the entry
 reads both sides and walks them again.
+
+Without the configuration of the rule (``walked_by_spec``): an assertion's one-off rule
+would have a configuration and an entry made for one pair, so ``entry.one_rule_pair`` hands
+over the configuration without it, the key and the rule's spec, and the key's one field is
+made as the walk of the rule's configuration makes it (``_own_field``).
 """
 
 from __future__ import annotations
@@ -61,6 +66,9 @@ RULE_APART_UNREAD = True
 # The stand-in for the key's value in the rule-free walk: a scalar, one field wherever it is
 _STAND_IN = 0
 _CONTAINERS = (dict, list)
+# scalars plain_within passes whatever their value (a call less for each: a float must
+# also be finite, which it checks)
+_PLAIN = frozenset({str, int, bool, type(None)})
 # FieldResults built with tuple.__new__, every field given, as the walk builds them (walk.py)
 _new = tuple.__new__
 
@@ -147,8 +155,8 @@ def _apart(
             raise Unread
         return None
     if unread and not (
-        (value is MISSING or plain_within(value, _ROOM))
-        and (other is MISSING or plain_within(other, _ROOM))
+        (value is MISSING or type(value) in _PLAIN or plain_within(value, _ROOM))
+        and (other is MISSING or type(other) in _PLAIN or plain_within(other, _ROOM))
     ):
         raise Unread  # (what the door copies or refuses: it reads both sides, and names it)
     if value is not MISSING:
