@@ -132,9 +132,15 @@ def dominant_pairs(
     chosen: list[tuple[int, int, float]] = []
     taken: set[int] = set()
     for k, line in enumerate(lines):
-        best = max(line)
+        if len(line) > 1:  # (the best and the runner-up from one sort)
+            ordered = sorted(line)
+            best = ordered[-1]
+            if ordered[-2] > best - margin:
+                return None  # (a tie, or a rival within the margin: the unique best is max's)
+        else:
+            best = line[0]
         at = line.index(best)
-        if at in taken or (len(line) > 1 and sorted(line)[-2] > best - margin):
+        if at in taken:
             return None
         taken.add(at)
         chosen.append((k, at, best) if n <= m else (at, k, best))
