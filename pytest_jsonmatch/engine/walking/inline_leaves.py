@@ -450,7 +450,11 @@ def plain_pairs(
     index = INDEX_SUFFIXES if longest <= _SUFFIXES else [f"[{k}]" for k in range(longest)]
     # (flat objects whose expected elements share one shape: each pair's fields by the
     # shape's written code, flat_elements.py)
-    if loop is not None and (made := flat_elements.pair_fields(expected, actual, loop, key_alone)):
+    if (
+        loop is not None
+        and not loop[3]  # (an unread answer's elements are checked as taken: not these)
+        and (made := flat_elements.pair_fields(expected, actual, loop, key_alone))
+    ):
         written_pairs(walk, made, scored, walked, expected, actual, where, depth, loop, index)
         return
     for i, j, _ in scored:
