@@ -243,7 +243,12 @@ def kept_pairs(
 ) -> Assignment:
     """The chosen pairs scoring above ``keep_above``, and the elements of each side (``n``
     expected, ``m`` actual) left without one."""
-    kept = [pair for pair in chosen if pair[2] > keep_above]
+    for pair in chosen:  # (the common case, every pair kept, without a new list)
+        if pair[2] <= keep_above:
+            kept = [pair for pair in chosen if pair[2] > keep_above]
+            break
+    else:
+        kept = chosen
     if len(kept) == n == m:
         return kept, [], []  # every element paired: none left on either side
     paired_e = {i for i, _, _ in kept}
