@@ -132,9 +132,15 @@ def dominant_pairs(
     chosen: list[tuple[int, int, float]] = []
     taken: set[int] = set()
     for k, line in enumerate(lines):
-        best = max(line)
+        if len(line) > 1:  # (the best and the runner-up from one sort)
+            ordered = sorted(line)
+            best = ordered[-1]
+            if ordered[-2] > best - margin:
+                return None  # (a tie, or a rival within the margin: the unique best is max's)
+        else:
+            best = line[0]
         at = line.index(best)
-        if at in taken or (len(line) > 1 and sorted(line)[-2] > best - margin):
+        if at in taken:
             return None
         taken.add(at)
         chosen.append((k, at, best) if n <= m else (at, k, best))
@@ -237,7 +243,12 @@ def kept_pairs(
 ) -> Assignment:
     """The chosen pairs scoring above ``keep_above``, and the elements of each side (``n``
     expected, ``m`` actual) left without one."""
-    kept = [pair for pair in chosen if pair[2] > keep_above]
+    for pair in chosen:  # (the common case, every pair kept, without a new list)
+        if pair[2] <= keep_above:
+            kept = [pair for pair in chosen if pair[2] > keep_above]
+            break
+    else:
+        kept = chosen
     if len(kept) == n == m:
         return kept, [], []  # every element paired: none left on either side
     paired_e = {i for i, _, _ in kept}

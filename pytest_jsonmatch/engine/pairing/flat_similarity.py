@@ -393,18 +393,17 @@ def _checked_side(
     sizes: list[int] = []
     keys_met: tuple[object, ...] = ()
     types_met: tuple[type, ...] = ()
-    floats: list[int] = []  # where the floats are among the values of types_met
+    floats: list[object] = []  # the keys of the floats among the values of types_met
     size = 0
     element: Any  # (read by its type)
     for element in elements:
         if type(element) is not dict:
             return None
-        values = tuple(element.values())
-        types = tuple(map(type, values))
-        for key in element:
+        types = tuple(map(type, element.values()))
+        keys = tuple(element)
+        for key in keys:
             if type(key) is not str:
                 return None
-        keys = tuple(element)
         if keys != keys_met or types != types_met:  # (the last element's shape: common)
             shape = (keys, types)
             if shape not in shapes:
@@ -415,16 +414,16 @@ def _checked_side(
                 ):
                     return None
                 shapes.append(shape)
-            if types != types_met:
-                floats = []
-                if float in types:  # (a loop here, not a generator: its frame costs more)
-                    for i, kind in enumerate(types):
-                        if kind is float:
-                            floats.append(i)
+            floats = []  # (by key: a shape of other keys has them elsewhere)
+            if float in types:  # (a loop here, not a generator: its frame costs more)
+                for key, kind in zip(keys, types):
+                    if kind is float:
+                        floats.append(key)
             keys_met, types_met = keys, types
             size = len(types) - types.count(_NONE)
-        for i in floats:
-            if values[i] - values[i] != 0.0:
+        for key in floats:
+            value = element[key]
+            if value - value != 0.0:
                 return None  # (not finite: the door names it)
         sizes.append(size)
     return tuple(shapes), sizes

@@ -20,7 +20,7 @@ keys and the walk's room, and anything the loop hands on is read whole first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..comparing.comparators import BoundComparator, score_at
@@ -38,6 +38,7 @@ from ..results.field_results import (
     WalkOutput,
 )
 from ..schemas.eval_schema import SchemaNode
+from . import flat_elements
 from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, one_sided
 
@@ -447,6 +448,15 @@ def plain_pairs(
     n_e, n_a = len(expected), len(actual)
     longest = n_e if n_e > n_a else n_a  # (the first indices' text made once)
     index = INDEX_SUFFIXES if longest <= _SUFFIXES else [f"[{k}]" for k in range(longest)]
+    # (flat objects whose expected elements share one shape: each pair's fields by the
+    # shape's written code, flat_elements.py)
+    if (
+        loop is not None
+        and not loop[3]  # (an unread answer's elements are checked as taken: not these)
+        and (made := flat_elements.pair_fields(expected, actual, loop, key_alone))
+    ):
+        written_pairs(walk, made, scored, walked, expected, actual, where, depth, loop, index)
+        return
     for i, j, _ in scored:
         found = walked.get((i, j)) if walked else None
         if found is not None:  # its walk is the one node() would do: take it as it is
@@ -489,3 +499,62 @@ def plain_pairs(
             walk.node_read(e, a, at, None, below)
         else:
             walk.node(e, a, at, None, below)
+
+
+def written_pairs(
+    walk: ObjectWalk,
+    made: flat_elements.PairFields,
+    scored: Iterable[tuple[int, int, float]],
+    walked: dict[tuple[int, int], WalkOutput],
+    expected: Any,
+    actual: Any,
+    where: Where,
+    depth: int,
+    loop: Loop,
+    index: Sequence[str],
+) -> None:
+    """``plain_pairs`` of two arrays of flat objects whose expected elements share one shape
+    (``flat_elements.pair_fields``): each chosen pair's fields by ``made``, the shape's
+    written code, then the answer's keys the expected element lacks, as ``plain_pairs``
+    takes them. (The sides are typed Any: every element of both is a dict, checked by
+    ``checked_shapes``.)"""
+    out, below, extras = walk.out, depth + 1, walk.cfg.count_extras
+    add = out.fields.append
+    path, field, moved = where
+    side, field = path if moved is None else moved, field + "[]"
+    paths = flat_elements.field_paths(tuple(expected[0]), field)
+    for i, j, _ in scored:
+        found = walked.get((i, j)) if walked else None
+        if found is not None:  # its walk is the one node() would do: take it as it is
+            out.fields.extend(found.fields)
+            out.pairings.extend(found.pairings)
+            out.floors.extend(found.floors)
+            continue
+        e, a = expected[i], actual[j]
+        at_e = path + index[i]
+        at_a = side + index[j] if moved is not None or i != j else None
+        made(add, e, a, at_e, at_a, paths, walk, field, below, loop)
+        if not a.keys() <= e.keys():
+            at = _new(Where, (at_e, field, at_a))
+            if extras:
+                walk.extras_read(e, a, at, None, below)
+            elif walk.unread:
+                extras_checked(e, a, below)
+
+
+def key_alone(
+    walk: ObjectWalk,
+    key: str,
+    value: JsonValue,
+    actual: JsonObject,
+    path: str,
+    field: str,
+    actual_path: str | None,
+    depth: int,
+    loop: Loop,
+) -> None:
+    """Key ``key`` of the expected object at ``path`` (field path ``field``, holding
+    ``value``) as this loop takes it, on that key alone: flat_elements.py's code hands here
+    a key whose answer value is of a type it was not written for."""
+    where = _new(Where, (path, field, actual_path))
+    inline_keys(walk, {key: value}, actual, where, None, depth, loop[0], loop)
