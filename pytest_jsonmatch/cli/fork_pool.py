@@ -44,7 +44,6 @@ pickle every result it reads.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -52,17 +51,29 @@ from typing import Any
 
 from ..engine.core.errors import JsonMatchError
 
+try:  # pickle's C core, which pickle.dumps and pickle.loads are: imported before the fork, where
+    # pickle.py's own import (its pure-Python pickler, struct) is 5 M instructions with one core idle
+    from _pickle import dumps, loads
+except ImportError:  # pragma: no cover - an interpreter without it
+    from pickle import dumps, loads
+
 # ``select`` and ``signal`` are imported where they are used: this module is imported before
 # the workers are forked, where each import is time neither process scores in, and only this
 # process polls the pipes, only a worker sets its signals (``signal`` builds three enums).
 
 _HEADER = 8  # bytes of a message's length, little-endian, before its pickle
+_PROTOCOL = -1  # pickle's highest protocol (pickle.HIGHEST_PROTOCOL, without importing pickle)
 _READ = 1 << 20  # bytes read from a result pipe at a time
 _MAX_MESSAGE = 1 << 40  # a length beyond this is no message of this pool's
 # Bytes a result pipe holds (Linux's default, 64 KB, is a fifth of a JSON report's chunk):
 # a worker writes its result and goes on while this process is busy with a task of its own.
 _RESULT_PIPE = 1 << 20
 _SET_PIPE_SIZE = 1031  # fcntl's F_SETPIPE_SZ (Linux), which Python 3.10's fcntl lacks
+
+
+def pickled(value: object) -> bytes:
+    """``value`` pickled as the pool pickles its messages (pickle's highest protocol)."""
+    return dumps(value, _PROTOCOL)
 
 
 class WorkerStopped(JsonMatchError):
@@ -262,7 +273,7 @@ class ForkPool:
             message = bytes(inbox[_HEADER : _HEADER + size])
             del inbox[: _HEADER + size]
             worker.running -= 1
-            worker.done.append(pickle.loads(message))  # noqa: S301 - our own worker's (docstring)
+            worker.done.append(loads(message))  # noqa: S301 - our own worker's (docstring)
 
     def stopped(self) -> WorkerStopped:
         """The error of the first worker that stopped."""
@@ -377,7 +388,7 @@ class _Mapping:
             if worker is None:
                 return
             args, self.ahead = self.ahead, None
-            self.pool.send(worker, pickle.dumps((self.call, args), pickle.HIGHEST_PROTOCOL))
+            self.pool.send(worker, dumps((self.call, args), _PROTOCOL))
             self.order.append(worker)
 
     def pause(self) -> None:
@@ -485,15 +496,15 @@ def _serve(tasks: int, results: int) -> int:
             return 0  # the run closed its end: no more tasks
         message = reader.read(int.from_bytes(header, "little"))
         try:
-            call, args = pickle.loads(message)  # noqa: S301 - the run's own (docstring)
+            call, args = loads(message)  # noqa: S301 - the run's own (docstring)
             answer: tuple[bool, Any] = (True, call(*args))
         except Exception as exc:  # noqa: BLE001 - raised in the run, in its turn
             answer = (False, exc)
         try:
-            data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+            data = dumps(answer, _PROTOCOL)
         except Exception as exc:  # noqa: BLE001 - a result or an error that does not pickle
             error = answer[1] if not answer[0] else exc
-            data = pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
+            data = dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
         try:
             _write_all(results, len(data).to_bytes(_HEADER, "little") + data)
         except OSError:

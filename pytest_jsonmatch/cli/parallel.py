@@ -294,11 +294,10 @@ class Workers:
             for chunk in chunks:
                 yield handle(chunk, *args)
             return
-        import pickle  # (only a run with worker processes pickles)
-
         from ..dataset.chunk_work import call_in_worker, hold_args
+        from .fork_pool import pickled  # (only a run with worker processes pickles)
 
-        shared = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)  # once for every chunk
+        shared = pickled(args)  # once for every chunk
         if self._forked is not None:
             hold_args(shared, args)  # (a worker forked from here on holds them as they are)
             tasks = ((handle, chunk, shared) for chunk in chunks)

@@ -23,6 +23,7 @@ and unpickled by that process or its workers only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..engine.comparing.registry import REGISTRY
@@ -79,13 +80,25 @@ def packed(chunk: Sequence[Pair]) -> Packed:
     pickle writes a tuple of strings and numbers in C, where each NamedTuple costs it a
     Python call (most of the reading process's time with ``-j N``). A decoded value is
     never a tuple (JSON has none), so a tuple in a pair is an Undecoded line."""
-    import pickle  # (here and below: only a run with worker processes pickles)
-
     rows = [
         (p.case_id, _plain(p.expected), _plain(p.actual), p.where, p.file, p.line, p.missing)
         for p in chunk
     ]
-    return Packed(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+    return Packed(_pickler().dumps(rows, -1))  # (pickle's highest protocol)
+
+
+def _pickler() -> ModuleType:
+    """Pickle's C core (``pickle.dumps`` and ``pickle.loads`` are its functions), imported
+    where a chunk is first pickled: only a run with worker processes pickles, and a forked
+    worker takes it from the run, which imported it before the fork (cli/fork_pool.py)
+    without pickle.py's pure-Python pickler."""
+    try:
+        import _pickle
+    except ImportError:  # pragma: no cover - an interpreter without it
+        import pickle
+
+        return pickle
+    return _pickle
 
 
 def _plain(value: Any) -> Any:
@@ -104,9 +117,7 @@ def unpacked(chunk: Chunk) -> list[Pair]:
             return ahead[1]
         return span_pairs(chunk)
     if isinstance(chunk, Packed):
-        import pickle
-
-        rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
+        rows = _pickler().loads(chunk.blob)  # (the run's own: module docstring)
         return [
             Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
             for case_id, expected, actual, where, file, line, missing in rows
@@ -170,9 +181,7 @@ def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     schema once per schema object)."""
     global _last_args
     if args != _last_args[0]:
-        import pickle
-
-        _last_args = (args, pickle.loads(args))  # noqa: S301 - the run's own (module docstring)
+        _last_args = (args, _pickler().loads(args))  # (the run's own: module docstring)
     return handle(chunk, *_last_args[1])
 
 
