@@ -110,12 +110,12 @@ def _plain(value: Any) -> Any:
 def unpacked(chunk: Chunk) -> list[Pair]:
     """The pairs of a chunk, each missing prediction NO_PREDICTION (a span's read and
     decoded, or taken from what was read ahead for it: :func:`hold_pairs`)."""
-    global _ahead
-    ahead, _ahead = _ahead, None  # (held for the first chunk this process unpacks alone)
+    ahead = _ahead.pop(0) if _ahead else None  # (held for the next chunk unpacked here)
+    if ahead is not None and not (isinstance(chunk, Span) and ahead[0] == chunk):
+        _ahead.clear()  # (another chunk came first: what was read ahead is not this run's way)
+        ahead = None
     if isinstance(chunk, Span):
-        if ahead is not None and ahead[0] == chunk:
-            return ahead[1]
-        return span_pairs(chunk)
+        return ahead[1] if ahead is not None else span_pairs(chunk)
     if isinstance(chunk, Packed):
         rows = _pickler().loads(chunk.blob)  # (the run's own: module docstring)
         return [
@@ -125,16 +125,17 @@ def unpacked(chunk: Chunk) -> list[Pair]:
     return list(chunk)
 
 
-# A span's pairs read before the span was asked for (:func:`hold_pairs`), or None.
-_ahead: tuple[Span, list[Pair]] | None = None
+# Spans' pairs read before the spans were asked for (:func:`hold_pairs`), in the order
+# they are expected.
+_ahead: list[tuple[Span, list[Pair]]] = []
 
 
 def hold_pairs(span: Span, pairs: list[Pair]) -> None:
-    """``pairs`` (``span_pairs(span)``) kept for the first chunk this process unpacks: a
-    forked worker reads its first chunk while it waits for the run's settings
-    (cli/parallel.py, ``Workers``). Any other chunk first, and they are dropped unused."""
-    global _ahead
-    _ahead = (span, pairs)
+    """``pairs`` (``span_pairs(span)``) kept for the next chunk this process unpacks after
+    those held before: a forked worker reads its first chunks while it waits for the run's
+    settings (cli/parallel.py, ``Workers``). Any other chunk in that place, and all that
+    is held is dropped unused."""
+    _ahead.append((span, pairs))
 
 
 def _value(packed_value: Any) -> Any:
