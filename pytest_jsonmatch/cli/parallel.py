@@ -179,9 +179,10 @@ class Workers:
     (the output's modules), done once the first chunks are on their way to workers, while
     they score (with one job: never; it is done when needed). ``ahead``: what a forked
     worker does last before it serves (a function and its arguments, picklable), given its
-    number too (0 for the first one forked): a read of its first chunks while this process
-    guesses the run's schema, which the worker would otherwise wait for idle (it must raise
-    nothing: what it meets, the run meets).
+    number too (0 for the first one forked) and how many chunks it may read ahead (1, or 2
+    for a worker forked before the arguments were parsed, which waits longer): a read of
+    its first chunks while this process guesses the run's schema, which the worker would
+    otherwise wait for idle (it must raise nothing: what it meets, the run meets).
 
     Forked workers are forked on entering, before the run has imported its modules, read
     its options or guessed its schema (or were before the arguments were parsed:
@@ -355,14 +356,14 @@ class Workers:
 def _worker_start(setup: Call | None, ahead: Call | None = None, number: int = 0) -> None:
     """A forked worker's start, ahead of its first chunk: ``setup`` (the run's extensions,
     as a spawned worker loads them), then the modules that score a chunk imported, then
-    ``ahead`` given ``number``."""
+    ``ahead`` given ``number`` and one chunk to read."""
     if setup is not None:
         start, start_args = setup
         start(*start_args)
     _scoring_modules()
     if ahead is not None:
         read, read_args = ahead
-        read(*read_args, number)
+        read(*read_args, number, 1)
 
 
 def _scoring_modules() -> None:
@@ -372,13 +373,15 @@ def _scoring_modules() -> None:
 
 def _worker_briefed(setup: Call | None, ahead: Call | None, number: int) -> None:
     """An early worker's start once the run's options are known (its brief: the modules that
-    score a chunk are imported already): ``setup``, then ``ahead`` given ``number``."""
+    score a chunk are imported already): ``setup``, then ``ahead`` given ``number`` and two
+    chunks to read (forked before the parse, it would wait for its first chunk about as
+    long as the second takes to read)."""
     if setup is not None:
         start, start_args = setup
         start(*start_args)
     if ahead is not None:
         read, read_args = ahead
-        read(*read_args, number)
+        read(*read_args, number, 2)
 
 
 # Workers forked as the command line was read, before it was parsed (:func:`fork_early`),

@@ -147,17 +147,18 @@ def _output_modules(args: argparse.Namespace) -> None:
         importlib.import_module(name)
 
 
-def _read_ahead(args: argparse.Namespace, jobs: int, number: int) -> None:
-    """In forked worker ``number``, before it serves: its first two chunks read and decoded,
-    held for when they come (dataset/chunk_work.py, ``hold_pairs``), where the run will
-    guess its schema first (a schema-driven metric, the default, given no schema): the
-    worker would wait for the guess idle, and, forked before the arguments were parsed
-    (parallel.py, ``fork_early``), for the parse and the run's imports too: about as long as
-    the reads take. Only where the run cuts two JSONL files into spans (score_run.py,
-    ``_Run.scored``): the chunks are those the pool sends this worker first (of N - 1
-    workers, worker k: chunks k and k + N - 1, fork_pool.py), found as the run finds them
-    (parallel.py, ``sized_spans``). Whatever goes wrong is left for the run to meet: a
-    chunk not read ahead is read when it comes, and one that differs is not used."""
+def _read_ahead(args: argparse.Namespace, jobs: int, number: int, chunks: int = 1) -> None:
+    """In forked worker ``number``, before it serves: its first ``chunks`` chunks (1 or 2)
+    read and decoded, held for when they come (dataset/chunk_work.py, ``hold_pairs``), where
+    the run will guess its schema first (a schema-driven metric, the default, given no
+    schema): the worker would wait for the guess idle, about as long as one read takes;
+    forked before the arguments were parsed (parallel.py, ``fork_early``), it would wait
+    for the parse and the run's imports too, as long as two. Only where the run cuts two
+    JSONL files into spans (score_run.py, ``_Run.scored``): the chunks are those the pool
+    sends this worker first (of N - 1 workers, worker k: chunks k and k + N - 1,
+    fork_pool.py), found as the run finds them (parallel.py, ``sized_spans``). Whatever
+    goes wrong is left for the run to meet: a chunk not read ahead is read when it comes,
+    and one that differs is not used."""
     if (
         args.id_field is not None
         or args.schema
@@ -176,10 +177,10 @@ def _read_ahead(args: argparse.Namespace, jobs: int, number: int) -> None:
         if not (is_jsonl(args.gold) and is_jsonl(args.pred)):
             return
         found = spans(args.gold, args.pred, SCORED_TOGETHER, args.gold_field, args.pred_field)
-        chunks = sized_spans(found, os.path.getsize(args.gold), jobs)
+        cut = sized_spans(found, os.path.getsize(args.gold), jobs)
         # worker k's first two chunks: k and k + N - 1 (its window is two: fork_pool.py)
-        for skip in (number, jobs - 2):
-            chunk = next(itertools.islice(chunks, skip, None), None)
+        for skip in (number, jobs - 2)[:chunks]:
+            chunk = next(itertools.islice(cut, skip, None), None)
             if chunk is None:
                 return
             hold_pairs(chunk, span_pairs(chunk))

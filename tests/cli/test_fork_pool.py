@@ -749,14 +749,15 @@ def logged():
 
 def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
     """Where the run guesses its schema from the first chunk (field_f1 without a schema),
-    each forked worker reads and decodes its own first two chunks before they are sent (of
-    N - 1 workers, worker k: chunks k and k + N - 1), and takes them from there: no chunk is
-    read twice, the output is ``-j 1``'s. With a schema given, nothing is read ahead (the
-    first chunk comes at once). 600 pairs (dataset above): with -j 1, chunks of 256 (cases
-    1, 257, 513 first); with -j 2 or 3, chunk 0 is cases 1-256, then chunks of 64 as fewer
-    than two chunks a hand are left (cases 257, 321, ..., 577 first): with -j 2 the worker
-    holds chunks 0 and 1 (cases 1, 257), with -j 3 worker 0 chunks 0 and 2 (1, 321) and
-    worker 1 chunks 1 and 3 (257, 385).
+    each forked worker reads and decodes its own first chunks before they are sent, and
+    takes them from there: no chunk is read twice, the output is ``-j 1``'s. Forked before
+    the parse (``-j N`` spelled out), it reads two (of N - 1 workers, worker k: chunks k and
+    k + N - 1); forked after it (``--jo 2``, which only the parser reads), one. With a
+    schema given, nothing is read ahead (the first chunk comes at once). 600 pairs (dataset
+    above): with -j 1, chunks of 256 (cases 1, 257, 513 first); with -j 2 or 3, chunk 0 is
+    cases 1-256, then chunks of 64 as fewer than two chunks a hand are left (cases 257, 321,
+    ..., 577 first): with -j 2 the worker holds chunks 0 and 1 (cases 1, 257), with -j 3
+    worker 0 chunks 0 and 2 (1, 321) and worker 1 chunks 1 and 3 (257, 385).
     """
     _dataset(tmp_path)
     schema = {"type": "object", "properties": {"id": {"type": "integer"}}}
@@ -767,6 +768,7 @@ def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
         + textwrap.dedent("""
         runs, logs = {}, {}
         for name, more in [("1", ["-j", "1"]), ("2", ["-j", "2"]), ("3", ["-j", "3"]),
+                           ("parsed", ["--jo", "2"]),
                            ("schema", ["-j", "2", "--schema", "s.json"])]:
             runs[name] = run(["score", "g.jsonl", "p.jsonl", *more])
             logs[name] = logged()
@@ -776,7 +778,7 @@ def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
     runs, logs = out["runs"], out["logs"]
     assert isinstance(runs, dict) and isinstance(logs, dict)
     assert "overall score 0.9333 over 600 cases" in runs["1"]["out"], runs["1"]
-    for name in ("2", "3"):
+    for name in ("2", "3", "parsed"):
         assert [runs[name][k] for k in ("status", "err", "out")] == [
             runs["1"][k] for k in ("status", "err", "out")
         ]
@@ -785,6 +787,7 @@ def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
     for name, held in (
         ("2", ["worker held 1", "worker held 257"]),
         ("3", ["worker held 1", "worker held 257", "worker held 321", "worker held 385"]),
+        ("parsed", ["worker held 1"]),
     ):
         lines = logs[name]
         assert [line for line in lines if "held" in line] == held, lines
