@@ -41,6 +41,7 @@ from ..results.field_results import (
 from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
 from . import inline_leaves, leaf_scoring, object_elements
+from .index_elements import IndexElements
 from .leaf_scoring import NO_DEFERRED, LeafScoring
 from .object_elements import ObjectElements
 from .ordered_elements import INDEX_SUFFIXES
@@ -161,7 +162,7 @@ def root_scorer(
     return None
 
 
-class Walk(LeafScoring, UnreadSides, ObjectElements):
+class Walk(LeafScoring, UnreadSides, ObjectElements, IndexElements):
     """One walk of one record; see :func:`walk`."""
 
     def __init__(
