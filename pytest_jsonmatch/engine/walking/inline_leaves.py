@@ -106,6 +106,16 @@ if TYPE_CHECKING:  # (for type checkers: made at run time, a Protocol is a class
 
         def read_whole(self, actual: _Value, depth: int) -> _Value: ...
 
+        def index_array(
+            self,
+            key: str,
+            expected: JsonArray,
+            actual: JsonArray,
+            parent: Where,
+            depth: int,
+            loop: Loop,
+        ) -> None: ...
+
         def node_read(
             self,
             expected: JsonValue,
@@ -307,7 +317,7 @@ def _node_less(
         ):
             # (no node, rule or leaf depth reaches a key _node_less takes with a ``loop``:
             # its caller's ``direct`` and ``nested_plan``, nor the elements below it)
-            index_array(walk, key, expected, actual, parent, depth, loop)
+            walk.index_array(key, expected, actual, parent, depth, loop)
         else:
             walk.key_array(key, expected, actual, parent, depth)
         return

@@ -41,9 +41,11 @@ from ..results.field_results import (
 from ..schemas.eval_schema import SchemaNode
 from . import generated_scorers as compiled
 from . import inline_leaves, leaf_scoring, object_elements
+from .index_elements import IndexElements
 from .leaf_scoring import NO_DEFERRED, LeafScoring
 from .object_elements import ObjectElements
 from .ordered_elements import INDEX_SUFFIXES
+from .plain_root import PlainRoot
 from .unpaired import LoneLeaves, extra_leaf, one_sided, shape_mismatch
 from .unread_sides import UnreadSides
 
@@ -84,7 +86,10 @@ def walk(
     # the unread walk's)
     judge = BatchScores(cfg.registry) if not unread and cfg.judged(schema) else UNASKED
     found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
-    found.run(expected, actual, schema)
+    if schema is None:  # (the root's steps taken in one frame: plain_root.py)
+        found.plain_root(expected, actual)
+    else:
+        found.run(expected, actual, schema)
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
@@ -161,7 +166,7 @@ def root_scorer(
     return None
 
 
-class Walk(LeafScoring, UnreadSides, ObjectElements):
+class Walk(LeafScoring, UnreadSides, ObjectElements, IndexElements, PlainRoot):
     """One walk of one record; see :func:`walk`."""
 
     def __init__(
