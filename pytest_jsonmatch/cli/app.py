@@ -193,31 +193,20 @@ def _run(args_list: list[str], given: list[str], the_process: bool = False) -> i
     structeval = _structeval_spelling(args_list)
     if structeval:
         args_list = ["compare", *args_list]
-    command = _command_of(args_list)
-    try:
-        if command == "score":  # (-j N: its workers forked before the parser is built)
-            from .parallel import fork_early
-
-            fork_early(args_list)
-        top = parser(command or "")  # ("": none built in full)
-        if the_process:
-            _loaded_for_good()
-        if not args_list:
-            top.print_help(sys.stderr)
-            return 2
-        args = top.parse_args(args_list)
-        if args.command is None:
-            top.print_help(sys.stderr)
-            return 2
-        if structeval:
-            args.structeval = True
-        args.argv = given
-        return int(args.run(args))
-    finally:
-        if command == "score":
-            from .parallel import drop_early
-
-            drop_early()  # (workers forked early that the run did not take)
+    top = parser(_command_of(args_list) or "")  # ("": none built in full)
+    if the_process:
+        _loaded_for_good()
+    if not args_list:
+        top.print_help(sys.stderr)
+        return 2
+    args = top.parse_args(args_list)
+    if args.command is None:
+        top.print_help(sys.stderr)
+        return 2
+    if structeval:
+        args.structeval = True
+    args.argv = given
+    return int(args.run(args))
 
 
 def _loaded_for_good() -> None:

@@ -15,9 +15,7 @@ schema, the modules and caches the guess loaded) without being sent or building 
 and the first worker scores while the next is forked. Or all at once ahead of the tasks
 (:meth:`ForkPool.fork_all`, what ``jsonmatch score`` does): each worker then loads what
 its tasks need (a ``setup``) while this process builds the first ones, from a process not
-yet grown, whose pages neither copies from the other as it writes them; forked before this
-process knows the run's options, each waits after its ``setup`` for a brief
-(:meth:`ForkPool.brief`: what it needs of them) before it serves. A worker is kept
+yet grown, whose pages neither copies from the other as it writes them. A worker is kept
 busy by what it has finished, not by what was taken: each has up to ``window`` tasks it
 has not answered, and gets the next as soon as an answer arrives, even while an earlier
 task of another worker is still awaited.
@@ -46,6 +44,7 @@ pickle every result it reads.
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -53,29 +52,17 @@ from typing import Any
 
 from ..engine.core.errors import JsonMatchError
 
-try:  # pickle's C core, which pickle.dumps and pickle.loads are: imported before the fork, where
-    # pickle.py's own import (its pure-Python pickler, struct) is 5 M instructions with one core idle
-    from _pickle import dumps, loads
-except ImportError:  # pragma: no cover - an interpreter without it
-    from pickle import dumps, loads
-
 # ``select`` and ``signal`` are imported where they are used: this module is imported before
 # the workers are forked, where each import is time neither process scores in, and only this
 # process polls the pipes, only a worker sets its signals (``signal`` builds three enums).
 
 _HEADER = 8  # bytes of a message's length, little-endian, before its pickle
-_PROTOCOL = -1  # pickle's highest protocol (pickle.HIGHEST_PROTOCOL, without importing pickle)
 _READ = 1 << 20  # bytes read from a result pipe at a time
 _MAX_MESSAGE = 1 << 40  # a length beyond this is no message of this pool's
 # Bytes a result pipe holds (Linux's default, 64 KB, is a fifth of a JSON report's chunk):
 # a worker writes its result and goes on while this process is busy with a task of its own.
 _RESULT_PIPE = 1 << 20
 _SET_PIPE_SIZE = 1031  # fcntl's F_SETPIPE_SZ (Linux), which Python 3.10's fcntl lacks
-
-
-def pickled(value: object) -> bytes:
-    """``value`` pickled as the pool pickles its messages (pickle's highest protocol)."""
-    return dumps(value, _PROTOCOL)
 
 
 class WorkerStopped(JsonMatchError):
@@ -115,30 +102,16 @@ class ForkPool:
         self.jobs = jobs
         self.workers: list[_Worker] = []
 
-    def fork_all(self, setup: Callable[[], None], briefed: bool = False) -> None:
+    def fork_all(self, setup: Callable[[], None]) -> None:
         """Every worker forked now, ahead of the tasks: each runs ``setup`` first (what its
         tasks will need, loaded while the caller builds the first ones), its standard output
         and error /dev/null meanwhile (only the caller reports anything: what ``setup``
         says or raises, the caller meets too), then serves. A worker whose ``setup`` fails
-        exits: the caller learns it when a task sent to it is due, if ever. With
-        ``briefed``, each then waits for its brief (:meth:`brief`), runs it, and serves; a
-        worker whose task pipe ends first exits at once."""
+        exits: the caller learns it when a task sent to it is due, if ever."""
         while len(self.workers) < self.jobs:
-            self._fork(setup, briefed)
+            self._fork(setup)
 
-    def brief(self, message: Callable[[int], tuple[Callable[..., None], tuple[Any, ...]]]) -> None:
-        """Each worker forked ``briefed`` sent its brief, ``message(number)`` (its number: 0
-        for the first one forked): a function of a module both processes hold and its
-        arguments, which the worker calls before it serves, its output /dev/null, and whose
-        result it keeps to itself (what the caller learned after the fork: the run's
-        options)."""
-        for number, worker in enumerate(self.workers):
-            data = dumps(message(number), _PROTOCOL)
-            worker.out += len(data).to_bytes(_HEADER, "little")
-            worker.out += data
-            self._write(worker)
-
-    def _fork(self, setup: Callable[[], None] | None = None, briefed: bool = False) -> _Worker:
+    def _fork(self, setup: Callable[[], None] | None = None) -> _Worker:
         if _threads() > 1:  # (parallel.start_method chose fork: none has started since)
             raise RuntimeError("a worker forked from a process running other threads")
         task_read, task_write = os.pipe()
@@ -156,10 +129,9 @@ class ForkPool:
                     for fd in (other.tasks, other.results):
                         if fd >= 0:
                             os.close(fd)
-                if setup is None or _set_up(setup, task_read if briefed else -1):
-                    code = _serve(task_read, result_write)
-                else:
-                    code = 0  # (the caller ended before it briefed this worker)
+                if setup is not None:
+                    _set_up(setup)
+                code = _serve(task_read, result_write)
             finally:
                 os._exit(code)
         os.close(task_read)
@@ -197,11 +169,7 @@ class ForkPool:
     def free(self, window: int, fork: bool) -> _Worker | None:
         """The worker with fewest tasks unanswered, if it has fewer than ``window``; else a
         new one, with ``fork`` where fewer than ``jobs`` were forked; else None."""
-        free = min(
-            (w for w in self.workers if not w.broken),
-            key=lambda w: w.running,
-            default=None,
-        )
+        free = min((w for w in self.workers if not w.broken), key=lambda w: w.running, default=None)
         if free is not None and free.running < window:
             return free
         if fork and len(self.workers) < self.jobs:
@@ -294,7 +262,7 @@ class ForkPool:
             message = bytes(inbox[_HEADER : _HEADER + size])
             del inbox[: _HEADER + size]
             worker.running -= 1
-            worker.done.append(loads(message))  # noqa: S301 - our own worker's (docstring)
+            worker.done.append(pickle.loads(message))  # noqa: S301 - our own worker's (docstring)
 
     def stopped(self) -> WorkerStopped:
         """The error of the first worker that stopped."""
@@ -355,13 +323,7 @@ class _Mapping:
         window: int,
         here: Callable[..., Any] | None,
     ) -> None:
-        self.pool, self.call, self.tasks, self.window, self.here = (
-            pool,
-            call,
-            tasks,
-            window,
-            here,
-        )
+        self.pool, self.call, self.tasks, self.window, self.here = pool, call, tasks, window, here
         self.order: deque[_Worker | _Here] = deque()
         self.held = 2 * window * (pool.jobs + (here is not None))  # tasks placed, not taken
         self.ahead: tuple[Any, ...] | None = None
@@ -415,7 +377,7 @@ class _Mapping:
             if worker is None:
                 return
             args, self.ahead = self.ahead, None
-            self.pool.send(worker, dumps((self.call, args), _PROTOCOL))
+            self.pool.send(worker, pickle.dumps((self.call, args), pickle.HIGHEST_PROTOCOL))
             self.order.append(worker)
 
     def pause(self) -> None:
@@ -488,12 +450,10 @@ def _how(status: int) -> str:
     return f"exit status {os.WEXITSTATUS(status)}"
 
 
-def _set_up(setup: Callable[[], None], brief: int = -1) -> bool:
+def _set_up(setup: Callable[[], None]) -> None:
     """A worker forked ahead of its tasks: ``setup`` run with standard output and error
     /dev/null, Ctrl-C ignored (the run's to handle: it stops the worker) and SIGTERM ending
-    it; the output as it was for the tasks (a task's print is the worker's, as before).
-    With a ``brief`` (the task pipe), its first message read and called then too; False
-    where the pipe ended before it came."""
+    it; the output as it was for the tasks (a task's print is the worker's, as before)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -504,32 +464,11 @@ def _set_up(setup: Callable[[], None], brief: int = -1) -> bool:
     os.dup2(null, 2)
     os.close(null)
     setup()
-    briefed = True
-    if brief >= 0:
-        header = _read_exactly(brief, _HEADER)
-        message = _read_exactly(brief, int.from_bytes(header, "little")) if header else b""
-        briefed = bool(message)
-        if briefed:
-            call, args = loads(message)  # noqa: S301 - the run's own (docstring)
-            call(*args)
     sys.stdout.flush()
     sys.stderr.flush()
     for fd, back in zip((1, 2), kept):
         os.dup2(back, fd)
         os.close(back)
-    return briefed
-
-
-def _read_exactly(fd: int, size: int) -> bytes:
-    """``size`` bytes of ``fd`` (b"" where it ends before them), read without a buffer: what
-    follows them is the next reader's."""
-    data = bytearray()
-    while len(data) < size:
-        more = os.read(fd, size - len(data))
-        if not more:
-            return b""
-        data += more
-    return bytes(data)
 
 
 def _serve(tasks: int, results: int) -> int:
@@ -546,15 +485,15 @@ def _serve(tasks: int, results: int) -> int:
             return 0  # the run closed its end: no more tasks
         message = reader.read(int.from_bytes(header, "little"))
         try:
-            call, args = loads(message)  # noqa: S301 - the run's own (docstring)
+            call, args = pickle.loads(message)  # noqa: S301 - the run's own (docstring)
             answer: tuple[bool, Any] = (True, call(*args))
         except Exception as exc:  # noqa: BLE001 - raised in the run, in its turn
             answer = (False, exc)
         try:
-            data = dumps(answer, _PROTOCOL)
+            data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # noqa: BLE001 - a result or an error that does not pickle
             error = answer[1] if not answer[0] else exc
-            data = dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
+            data = pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
         try:
             _write_all(results, len(data).to_bytes(_HEADER, "little") + data)
         except OSError:

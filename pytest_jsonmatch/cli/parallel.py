@@ -10,11 +10,9 @@ are read only as fast as they are handled.
 
 On Linux, from a process with no other thread (the command line's), ``-j N`` is this process
 and N - 1 workers forked from it (fork_pool.py: pipes, no ``multiprocessing``) as soon as
-the command's arguments are parsed (:class:`Workers`), or, where the command line says
-``-j N`` in so many words, before they are parsed (:func:`fork_early`: the parser is this
-process's alone to build); each worker imports what scoring a chunk needs while this
-process imports the run's modules, checks its options and guesses its schema, and takes
-the run's settings with its first chunk, unpickled once
+the command's arguments are parsed (:class:`Workers`): each worker imports what scoring a
+chunk needs while this process imports the run's modules, checks its options and guesses
+its schema, and takes the run's settings with its first chunk, unpickled once
 (:func:`~pytest_jsonmatch.dataset.chunk_work.call_in_worker`); a fork takes a millisecond,
 where a new interpreter takes about 0.2 s, a fifth of a 10,000-record run. This process
 scores a chunk whenever every worker has its two, feeding them between its groups of
@@ -43,7 +41,7 @@ import os
 import stat
 import sys
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 # The dataset's modules (dataset/chunk_work.py) are imported where a chunk is first handled,
@@ -53,9 +51,6 @@ WORKER_CHUNK = 4 * CHUNK  # pairs per trip to a worker: a trip costs about 1 ms
 
 T = TypeVar("T")
 Pause = Callable[[], None]
-# A function of a module every process holds and its arguments (picklable: a worker forked
-# early is sent it)
-Call = tuple[Callable[..., None], tuple[object, ...]]
 
 if TYPE_CHECKING:  # loaded with the first worker: a run of one job never needs them
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -178,17 +173,13 @@ class Workers:
     scores (``--plugins``, ``--judge``). ``meanwhile``: what this process alone needs later
     (the output's modules), done once the first chunks are on their way to workers, while
     they score (with one job: never; it is done when needed). ``ahead``: what a forked
-    worker does last before it serves (a function and its arguments, picklable), given its
-    number too (0 for the first one forked) and how many chunks it may read ahead (1, or 2
-    for a worker forked before the arguments were parsed, which waits longer): a read of
-    its first chunks while this process guesses the run's schema, which the worker would
-    otherwise wait for idle (it must raise nothing: what it meets, the run meets).
+    worker does last before it serves, given its number (0 for the first one forked): a
+    read of its first chunk while this process guesses the run's schema, which the worker
+    would otherwise wait for idle (it must raise nothing: what it meets, the run meets).
 
     Forked workers are forked on entering, before the run has imported its modules, read
-    its options or guessed its schema (or were before the arguments were parsed:
-    :func:`fork_early`; they are sent ``setup`` and ``ahead`` then): each runs ``setup``
-    and imports what scoring a chunk needs (:func:`_worker_start`) while this process
-    does the same and more, then serves
+    its options or guessed its schema: each runs ``setup`` and imports what scoring a chunk
+    needs (:func:`_worker_start`) while this process does the same and more, then serves
     the chunks it is sent, given the run's settings with the first (read from nothing
     else: standard input, a FIFO are this process's alone). Spawned workers are started by
     :meth:`start`, once the options are checked."""
@@ -196,9 +187,9 @@ class Workers:
     def __init__(
         self,
         jobs: int,
-        setup: Call | None = None,
+        setup: tuple[Callable[..., None], tuple[object, ...]] | None = None,
         meanwhile: Callable[[], None] | None = None,
-        ahead: Call | None = None,
+        ahead: Callable[[int], None] | None = None,
     ) -> None:
         self.jobs = jobs
         self.setup = setup
@@ -214,16 +205,6 @@ class Workers:
 
     def __enter__(self) -> Workers:
         if self.jobs > 1 and start_method() == "fork":
-            early = _forked_early(self.jobs - 1)
-            if early is not None:  # (forked with the command line: told the run's options now)
-                self._forked = early
-                try:
-                    early.brief(lambda n: (_worker_briefed, (self.setup, self.ahead, n)))
-                except BaseException:  # (not sent: the workers stopped, waited for)
-                    early.close(stop=True)
-                    self._forked = None
-                    raise
-                return self
             from .fork_pool import ForkPool
 
             pool = self._forked = ForkPool(self.jobs - 1)  # (and this process: the Nth)
@@ -313,10 +294,11 @@ class Workers:
             for chunk in chunks:
                 yield handle(chunk, *args)
             return
-        from ..dataset.chunk_work import call_in_worker, hold_args
-        from .fork_pool import pickled  # (only a run with worker processes pickles)
+        import pickle  # (only a run with worker processes pickles)
 
-        shared = pickled(args)  # once for every chunk
+        from ..dataset.chunk_work import call_in_worker, hold_args
+
+        shared = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)  # once for every chunk
         if self._forked is not None:
             hold_args(shared, args)  # (a worker forked from here on holds them as they are)
             tasks = ((handle, chunk, shared) for chunk in chunks)
@@ -353,107 +335,18 @@ class Workers:
                 future.cancel()
 
 
-def _worker_start(setup: Call | None, ahead: Call | None = None, number: int = 0) -> None:
+def _worker_start(
+    setup: tuple[Callable[..., None], tuple[object, ...]] | None,
+    ahead: Callable[[int], None] | None = None,
+    number: int = 0,
+) -> None:
     """A forked worker's start, ahead of its first chunk: ``setup`` (the run's extensions,
     as a spawned worker loads them), then the modules that score a chunk imported, then
-    ``ahead`` given ``number`` and one chunk to read."""
+    ``ahead(number)``."""
     if setup is not None:
         start, start_args = setup
         start(*start_args)
-    _scoring_modules()
-    if ahead is not None:
-        read, read_args = ahead
-        read(*read_args, number, 1)
-
-
-def _scoring_modules() -> None:
-    """The modules that score a chunk imported (a forked worker's first step)."""
     from ..dataset import chunk_work  # noqa: F401 - (and the engine with it)
 
-
-def _worker_briefed(setup: Call | None, ahead: Call | None, number: int) -> None:
-    """An early worker's start once the run's options are known (its brief: the modules that
-    score a chunk are imported already): ``setup``, then ``ahead`` given ``number`` and two
-    chunks to read (forked before the parse, it would wait for its first chunk about as
-    long as the second takes to read)."""
-    if setup is not None:
-        start, start_args = setup
-        start(*start_args)
     if ahead is not None:
-        read, read_args = ahead
-        read(*read_args, number, 2)
-
-
-# Workers forked as the command line was read, before it was parsed (:func:`fork_early`),
-# waiting for the run that takes them (``Workers``), or None.
-_early: ForkPool | None = None
-EARLY_MOST = 64  # the most workers forked before the arguments are parsed
-
-
-def jobs_asked(argv: Sequence[str]) -> int:
-    """The jobs a command line asks for in so many words: the last ``-j N``, ``-jN``,
-    ``--jobs N`` or ``--jobs=N`` before any ``--``, N a whole number; 0 for none, for
-    ``auto`` or for anything else (an abbreviation, a flag in a group: only the parser
-    reads those). A guess the parser checks (``Workers``): argparse takes any such token
-    outside ``--`` for the option (no other option's value may start with a dash)."""
-    jobs = 0
-    at = 0
-    while at < len(argv):
-        token = argv[at]
-        if token == "--":
-            break
-        value: str | None = None
-        if token in ("-j", "--jobs"):
-            at += 1
-            value = argv[at] if at < len(argv) else ""
-        elif token.startswith("--jobs="):
-            value = token[len("--jobs=") :]
-        elif token.startswith("-j"):
-            value = token[2:]
-        if value is not None:
-            plain = value.isascii() and value.isdigit() and len(value) <= 4  # (int() bounds)
-            jobs = int(value) if plain else 0
-        at += 1
-    return jobs
-
-
-def fork_early(argv: Sequence[str]) -> None:
-    """With ``-j N`` (2 <= N <= EARLY_MOST, :func:`jobs_asked`) and workers to be forked
-    (:func:`start_method`), the N - 1 workers forked now, before the command line is
-    parsed: the parser and the modules it needs (50 M instructions, with the other cores
-    idle where the fork came after them) are built while each worker imports what scoring
-    a chunk needs; the run takes them as soon as its arguments are parsed, sending each
-    what it would have been forked with (``Workers``). Left untaken (a usage error,
-    another N after all), :func:`drop_early` stops them."""
-    global _early
-    jobs = jobs_asked(argv)
-    if not 2 <= jobs <= EARLY_MOST or start_method() != "fork":
-        return
-    from .fork_pool import ForkPool
-
-    pool = ForkPool(jobs - 1)
-    try:
-        pool.fork_all(_scoring_modules, briefed=True)
-    except BaseException:  # (a fork refused: those forked before stopped, waited for)
-        pool.close(stop=True)
-        raise
-    _early = pool
-
-
-def drop_early() -> None:
-    """The workers :func:`fork_early` forked, stopped and waited for, unless a run took them."""
-    global _early
-    pool, _early = _early, None
-    if pool is not None:
-        pool.close(stop=True)
-
-
-def _forked_early(workers: int) -> ForkPool | None:
-    """The workers forked early, for a run of ``workers`` workers (None: none were, or not
-    that many, and those are stopped)."""
-    global _early
-    pool, _early = _early, None
-    if pool is not None and pool.jobs != workers:
-        pool.close(stop=True)
-        return None
-    return pool
+        ahead(number)

@@ -2,8 +2,7 @@
 
 This module holds the command's arguments and its start; the run itself is score_run.py's.
 Its imports are those the parser needs, so that with ``-j N`` the N - 1 workers are forked
-as soon as the arguments are parsed (parallel.py, ``Workers``), or before (``fork_early``,
-where the command line says ``-j N`` in so many words): before the dataset's and the
+as soon as the arguments are parsed (parallel.py, ``Workers``): before the dataset's and the
 engine's modules are imported, which each worker imports on its own meanwhile, while this
 process imports them, checks the options and guesses the schema. Only this process reads
 the inputs and reports anything: an error in the options, or in the guess, is its own,
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         jobs,
         _worker_setup(args),
         lambda: _output_modules(args),
-        (_read_ahead, (args, jobs)),
+        lambda number: _read_ahead(args, jobs, number),
     ) as workers:
         # (imported once the workers are forked: the dataset's and the engine's modules)
         from .score_run import scored_run
@@ -147,18 +146,15 @@ def _output_modules(args: argparse.Namespace) -> None:
         importlib.import_module(name)
 
 
-def _read_ahead(args: argparse.Namespace, jobs: int, number: int, chunks: int = 1) -> None:
-    """In forked worker ``number``, before it serves: its first ``chunks`` chunks (1 or 2)
-    read and decoded, held for when they come (dataset/chunk_work.py, ``hold_pairs``), where
-    the run will guess its schema first (a schema-driven metric, the default, given no
-    schema): the worker would wait for the guess idle, about as long as one read takes;
-    forked before the arguments were parsed (parallel.py, ``fork_early``), it would wait
-    for the parse and the run's imports too, as long as two. Only where the run cuts two
-    JSONL files into spans (score_run.py, ``_Run.scored``): the chunks are those the pool
-    sends this worker first (of N - 1 workers, worker k: chunks k and k + N - 1,
-    fork_pool.py), found as the run finds them (parallel.py, ``sized_spans``). Whatever
-    goes wrong is left for the run to meet: a chunk not read ahead is read when it comes,
-    and one that differs is not used."""
+def _read_ahead(args: argparse.Namespace, jobs: int, number: int) -> None:
+    """In forked worker ``number``, before it serves: its first chunk read and decoded, held
+    for when it comes (dataset/chunk_work.py, ``hold_pairs``), where the run will guess its
+    schema first (a schema-driven metric, the default, given no schema): the worker would
+    wait for the guess idle, about as long as the read takes. Only where the run cuts two
+    JSONL files into spans (score_run.py, ``_Run.scored``): the chunk is the one the pool
+    sends this worker first (worker k: chunk k, fork_pool.py), found as the run finds it
+    (parallel.py, ``sized_spans``). Whatever goes wrong is left for the run to meet: a
+    chunk not read ahead is read when it comes, and one that differs is not used."""
     if (
         args.id_field is not None
         or args.schema
@@ -177,12 +173,9 @@ def _read_ahead(args: argparse.Namespace, jobs: int, number: int, chunks: int = 
         if not (is_jsonl(args.gold) and is_jsonl(args.pred)):
             return
         found = spans(args.gold, args.pred, SCORED_TOGETHER, args.gold_field, args.pred_field)
-        cut = sized_spans(found, os.path.getsize(args.gold), jobs)
-        # worker k's first two chunks: k and k + N - 1 (its window is two: fork_pool.py)
-        for skip in (number, jobs - 2)[:chunks]:
-            chunk = next(itertools.islice(cut, skip, None), None)
-            if chunk is None:
-                return
+        size = os.path.getsize(args.gold)
+        chunk = next(itertools.islice(sized_spans(found, size, jobs), number, None), None)
+        if chunk is not None:
             hold_pairs(chunk, span_pairs(chunk))
     except Exception:  # noqa: BLE001 - the run reads the chunk again and meets it
         pass

@@ -23,7 +23,6 @@ and unpickled by that process or its workers only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..engine.comparing.registry import REGISTRY
@@ -80,25 +79,13 @@ def packed(chunk: Sequence[Pair]) -> Packed:
     pickle writes a tuple of strings and numbers in C, where each NamedTuple costs it a
     Python call (most of the reading process's time with ``-j N``). A decoded value is
     never a tuple (JSON has none), so a tuple in a pair is an Undecoded line."""
+    import pickle  # (here and below: only a run with worker processes pickles)
+
     rows = [
         (p.case_id, _plain(p.expected), _plain(p.actual), p.where, p.file, p.line, p.missing)
         for p in chunk
     ]
-    return Packed(_pickler().dumps(rows, -1))  # (pickle's highest protocol)
-
-
-def _pickler() -> ModuleType:
-    """Pickle's C core (``pickle.dumps`` and ``pickle.loads`` are its functions), imported
-    where a chunk is first pickled: only a run with worker processes pickles, and a forked
-    worker takes it from the run, which imported it before the fork (cli/fork_pool.py)
-    without pickle.py's pure-Python pickler."""
-    try:
-        import _pickle
-    except ImportError:  # pragma: no cover - an interpreter without it
-        import pickle
-
-        return pickle
-    return _pickle
+    return Packed(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _plain(value: Any) -> Any:
@@ -110,14 +97,16 @@ def _plain(value: Any) -> Any:
 def unpacked(chunk: Chunk) -> list[Pair]:
     """The pairs of a chunk, each missing prediction NO_PREDICTION (a span's read and
     decoded, or taken from what was read ahead for it: :func:`hold_pairs`)."""
-    ahead = _ahead.pop(0) if _ahead else None  # (held for the next chunk unpacked here)
-    if ahead is not None and not (isinstance(chunk, Span) and ahead[0] == chunk):
-        _ahead.clear()  # (another chunk came first: what was read ahead is not this run's way)
-        ahead = None
+    global _ahead
+    ahead, _ahead = _ahead, None  # (held for the first chunk this process unpacks alone)
     if isinstance(chunk, Span):
-        return ahead[1] if ahead is not None else span_pairs(chunk)
+        if ahead is not None and ahead[0] == chunk:
+            return ahead[1]
+        return span_pairs(chunk)
     if isinstance(chunk, Packed):
-        rows = _pickler().loads(chunk.blob)  # (the run's own: module docstring)
+        import pickle
+
+        rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
         return [
             Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
             for case_id, expected, actual, where, file, line, missing in rows
@@ -125,17 +114,16 @@ def unpacked(chunk: Chunk) -> list[Pair]:
     return list(chunk)
 
 
-# Spans' pairs read before the spans were asked for (:func:`hold_pairs`), in the order
-# they are expected.
-_ahead: list[tuple[Span, list[Pair]]] = []
+# A span's pairs read before the span was asked for (:func:`hold_pairs`), or None.
+_ahead: tuple[Span, list[Pair]] | None = None
 
 
 def hold_pairs(span: Span, pairs: list[Pair]) -> None:
-    """``pairs`` (``span_pairs(span)``) kept for the next chunk this process unpacks after
-    those held before: a forked worker reads its first chunks while it waits for the run's
-    settings (cli/parallel.py, ``Workers``). Any other chunk in that place, and all that
-    is held is dropped unused."""
-    _ahead.append((span, pairs))
+    """``pairs`` (``span_pairs(span)``) kept for the first chunk this process unpacks: a
+    forked worker reads its first chunk while it waits for the run's settings
+    (cli/parallel.py, ``Workers``). Any other chunk first, and they are dropped unused."""
+    global _ahead
+    _ahead = (span, pairs)
 
 
 def _value(packed_value: Any) -> Any:
@@ -182,7 +170,9 @@ def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     schema once per schema object)."""
     global _last_args
     if args != _last_args[0]:
-        _last_args = (args, _pickler().loads(args))  # (the run's own: module docstring)
+        import pickle
+
+        _last_args = (args, pickle.loads(args))  # noqa: S301 - the run's own (module docstring)
     return handle(chunk, *_last_args[1])
 
 

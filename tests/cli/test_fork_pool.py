@@ -749,15 +749,13 @@ def logged():
 
 def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
     """Where the run guesses its schema from the first chunk (field_f1 without a schema),
-    each forked worker reads and decodes its own first chunks before they are sent, and
-    takes them from there: no chunk is read twice, the output is ``-j 1``'s. Forked before
-    the parse (``-j N`` spelled out), it reads two (of N - 1 workers, worker k: chunks k and
-    k + N - 1); forked after it (``--jo 2``, which only the parser reads), one. With a
-    schema given, nothing is read ahead (the first chunk comes at once). 600 pairs (dataset
-    above): with -j 1, chunks of 256 (cases 1, 257, 513 first); with -j 2 or 3, chunk 0 is
-    cases 1-256, then chunks of 64 as fewer than two chunks a hand are left (cases 257, 321,
-    ..., 577 first): with -j 2 the worker holds chunks 0 and 1 (cases 1, 257), with -j 3
-    worker 0 chunks 0 and 2 (1, 321) and worker 1 chunks 1 and 3 (257, 385).
+    each forked worker reads and decodes its own first chunk before that chunk is sent
+    (worker k: chunk k), and takes it from there: no chunk is read twice, the output is
+    ``-j 1``'s. With a schema given, nothing is read ahead (the first chunk comes at once).
+    600 pairs (dataset above): with -j 1, chunks of 256 (cases 1, 257, 513 first); with -j
+    2 or 3, chunk 0 is cases 1-256 (worker 0's), then chunks of 64 as fewer than two chunks a
+    hand are left (cases 257, 321, ..., 577 first); with -j 3, chunk 1 (cases 257-320) is
+    worker 1's.
     """
     _dataset(tmp_path)
     schema = {"type": "object", "properties": {"id": {"type": "integer"}}}
@@ -768,7 +766,6 @@ def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
         + textwrap.dedent("""
         runs, logs = {}, {}
         for name, more in [("1", ["-j", "1"]), ("2", ["-j", "2"]), ("3", ["-j", "3"]),
-                           ("parsed", ["--jo", "2"]),
                            ("schema", ["-j", "2", "--schema", "s.json"])]:
             runs[name] = run(["score", "g.jsonl", "p.jsonl", *more])
             logs[name] = logged()
@@ -778,17 +775,13 @@ def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
     runs, logs = out["runs"], out["logs"]
     assert isinstance(runs, dict) and isinstance(logs, dict)
     assert "overall score 0.9333 over 600 cases" in runs["1"]["out"], runs["1"]
-    for name in ("2", "3", "parsed"):
+    for name in ("2", "3"):
         assert [runs[name][k] for k in ("status", "err", "out")] == [
             runs["1"][k] for k in ("status", "err", "out")
         ]
     # (a chunk is named by its first case, numbered from 1)
     assert logs["1"] == ["command read 1", "command read 257", "command read 513"]
-    for name, held in (
-        ("2", ["worker held 1", "worker held 257"]),
-        ("3", ["worker held 1", "worker held 257", "worker held 321", "worker held 385"]),
-        ("parsed", ["worker held 1"]),
-    ):
+    for name, held in (("2", ["worker held 1"]), ("3", ["worker held 1", "worker held 257"])):
         lines = logs[name]
         assert [line for line in lines if "held" in line] == held, lines
         # every chunk read once, those held never
@@ -800,9 +793,7 @@ def test_a_worker_reads_its_first_chunk_while_the_schema_is_guessed(tmp_path):
 def test_pairs_read_ahead_serve_their_span_once_and_no_other(tmp_path):
     """In process: the pairs held for a span are what unpacking that span gives, once (the
     very list held); a second unpacking reads the span again; pairs held for one span are
-    dropped unused by the first chunk unpacked, whatever it is; spans held one after the
-    other serve the chunks unpacked in that order, and any other chunk first drops them
-    all."""
+    dropped unused by the first chunk unpacked, whatever it is."""
     from pytest_jsonmatch.dataset import chunk_work
     from pytest_jsonmatch.dataset.spans import span_pairs, spans
 
@@ -820,76 +811,6 @@ def test_pairs_read_ahead_serve_their_span_once_and_no_other(tmp_path):
         chunk_work.hold_pairs(first, held)  # a chunk of listed pairs first: dropped too
         assert chunk_work.unpacked(held[:2]) == held[:2]
         assert chunk_work.unpacked(first) is not held
-        # two spans held serve the next two chunks in that order; out of order, neither
-        later = span_pairs(second)
-        chunk_work.hold_pairs(first, held)
-        chunk_work.hold_pairs(second, later)
-        assert chunk_work.unpacked(first) is held and chunk_work.unpacked(second) is later
-        chunk_work.hold_pairs(first, held)
-        chunk_work.hold_pairs(second, later)
-        assert chunk_work.unpacked(second) == later and chunk_work.unpacked(second) is not later
-        assert chunk_work.unpacked(first) is not held
     finally:
         chunk_work.hold_pairs(first, [])
         chunk_work.unpacked([])  # (nothing left held for another test in this process)
-
-
-@pytest.mark.parametrize(
-    "argv, jobs",
-    [
-        (["score", "g", "p", "-j", "2"], 2),
-        (["score", "g", "p", "-j3"], 3),
-        (["score", "--jobs", "4", "g", "p"], 4),
-        (["score", "g", "p", "--jobs=5"], 5),
-        (["score", "g", "p", "-j", "2", "--jobs", "3"], 3),  # argparse keeps the last
-        (["score", "g", "p", "-j", "2", "-j", "auto"], 0),
-        (["score", "g", "p", "-j", "auto"], 0),
-        (["score", "g", "p", "--", "-j", "2"], 0),  # positional after --
-        (["score", "g", "p", "--jo", "2"], 0),  # an abbreviation: the parser's alone
-        (["score", "g", "p", "-vj2"], 0),  # flags in a group: the parser's alone
-        (["score", "g", "p", "-j"], 0),
-        (["score", "g", "p", "-j", "\u0663"], 0),  # a digit, but not an ASCII one
-        (["score", "g", "p", "-j", "9" * 5000], 0),  # past what int() reads: the parser's
-        (["score", "g", "p"], 0),
-    ],
-)
-def test_the_jobs_a_command_line_asks_for_in_so_many_words(argv, jobs):
-    """``jobs_asked`` (parallel.py): what decides whether workers are forked before the
-    parse; a command line that says it otherwise forks them after, as the parser reads it."""
-    from pytest_jsonmatch.cli.parallel import jobs_asked
-
-    assert jobs_asked(argv) == jobs
-
-
-def test_workers_forked_before_the_parse_serve_the_run_or_are_stopped(tmp_path):
-    """``-j N`` spelled out forks the workers before the command line is parsed
-    (parallel.py, ``fork_early``). A usage error then stops them: ``-j 1``'s message and
-    status, one fork, none left. Where the parser reads another N (``--jo`` is ``--jobs``
-    to argparse, not to the early reading), the early workers are stopped and the run's own
-    forked: ``-j 1``'s output, 2 + 1 forks, none left. 600 pairs: 0.9333 as above."""
-    _dataset(tmp_path)
-    out = _command(
-        tmp_path,
-        """
-        runs, forked = {}, {}
-        for name, args in [("one", ["-j", "1"]), ("bogus", ["-j", "2", "--bogus"]),
-                           ("bogus1", ["-j", "1", "--bogus"]),
-                           ("other", ["--jobs", "3", "--jo", "2"])]:
-            before = len(forks)
-            runs[name] = run(["score", "g.jsonl", "p.jsonl", *args])
-            forked[name] = len(forks) - before
-        print(json.dumps({"runs": runs, "forked": forked}))
-        """,
-    )
-    runs, forked = out["runs"], out["forked"]
-    assert isinstance(runs, dict) and isinstance(forked, dict)
-    assert "overall score 0.9333 over 600 cases" in runs["one"]["out"], runs["one"]
-    assert runs["bogus"]["status"] == 2 and "--bogus" in runs["bogus"]["err"], runs["bogus"]
-    assert [runs["bogus"][k] for k in ("status", "err", "out")] == [
-        runs["bogus1"][k] for k in ("status", "err", "out")
-    ]
-    assert [runs["other"][k] for k in ("status", "err", "out")] == [
-        runs["one"][k] for k in ("status", "err", "out")
-    ]
-    assert forked == {"one": 0, "bogus": 1, "bogus1": 0, "other": 3}
-    assert not any(r["left"] for r in runs.values())
