@@ -45,7 +45,7 @@ from ..results.field_results import (
 )
 from ..schemas.eval_schema import SchemaNode
 from . import inline_leaves
-from .inline_leaves import Loop, extras_checked, inline_keys
+from .inline_leaves import Loop, answer_extras, inline_keys
 from .ordered_elements import INDEX_SUFFIXES
 from .unpaired import LoneLeaves, one_sided
 
@@ -132,12 +132,12 @@ class IndexElements:
         field = path if field == parent[0] else field + forms[1 if field else 0]
         moved = None if actual_path is None else actual_path + forms[1]
         common = len(expected) if len(expected) < len(actual) else len(actual)
-        cfg, unread, below = self.cfg, self.unread, depth + 1
+        below = depth + 1
         if common:
             plan = loop[0]
             element_loop = loop[:4] + (_UNREAD_ELEMENTS if unread_e else _READ_ELEMENTS)
             by_type = plan[0] if inline_leaves.SCALAR_ELEMENTS else _NO_COMPARATORS
-            extras, fields = cfg.count_extras, self.out.fields
+            fields = self.out.fields
             element_field = field + "[]"
             index = INDEX_SUFFIXES if common <= _SUFFIXES else [f"[{k}]" for k in range(common)]
             e: Any  # (read by their types, which mypy cannot follow)
@@ -158,10 +158,7 @@ class IndexElements:
                     )
                     inline_keys(self, e, a, at, None, below, plan, element_loop)  # type: ignore[arg-type]
                     if not a.keys() <= e.keys():
-                        if extras:
-                            self.extras_read(e, a, at, None, below)
-                        elif unread:
-                            extras_checked(e, a, below)
+                        answer_extras(self, e, a, at, None, below)  # type: ignore[arg-type]
                     continue
                 comparator = by_type.get(kind)
                 if comparator is not None and (

@@ -340,10 +340,7 @@ def _node_less(
         return
     inline_keys(walk, gold, actual, where, None, depth, loop[0], loop)
     if not actual.keys() <= gold.keys():
-        if walk.cfg.count_extras:
-            walk.extras_read(gold, actual, where, None, depth)
-        elif walk.unread:
-            extras_checked(gold, actual, depth)
+        answer_extras(walk, gold, actual, where, None, depth)
 
 
 def index_array(
@@ -410,6 +407,24 @@ def index_array(
         walk.unread_expected, walk.unread_of = unread_expected, outer
 
 
+def answer_extras(
+    walk: ObjectWalk,
+    expected: JsonObject,
+    actual: JsonObject,
+    where: Where,
+    props: dict[str, SchemaNode] | None,
+    depth: int,
+) -> None:
+    """The keys only ``actual`` has, once the inline loop has taken ``expected``'s (its
+    callers ask first whether there are any): counted where the configuration counts them
+    (``extras_read``), else, on an unread answer, checked as the door checks them
+    (``extras_checked``)."""
+    if walk.cfg.count_extras:
+        walk.extras_read(expected, actual, where, props, depth)
+    elif walk.unread:
+        extras_checked(expected, actual, depth)
+
+
 def extras_checked(expected: JsonObject, actual: JsonObject, depth: int) -> None:
     """The keys only ``actual`` has, of an unread answer's object at ``depth`` walked by a
     configuration under which they do not count (json_similarity's): never walked, but
@@ -451,7 +466,6 @@ def plain_pairs(
         plan = cfg.inline_plan(None, False, where.path)  # (no rule: every element's plan)
         loop = None if plan is None else loop_of(walk, None, below, plan)
     by_type = loop[0][0] if loop is not None and SCALAR_ELEMENTS else _NO_COMPARATORS
-    extras = cfg.count_extras
     fields = walk.out.fields
     path, field, moved = where
     side, field = path if moved is None else moved, field + "[]"
@@ -485,10 +499,7 @@ def plain_pairs(
                 continue
             inline_keys(walk, e, a, at, None, below, loop[0], loop)
             if not a.keys() <= e.keys():
-                if extras:
-                    walk.extras_read(e, a, at, None, below)
-                elif walk.unread:
-                    extras_checked(e, a, below)
+                answer_extras(walk, e, a, at, None, below)
         elif (comparator := by_type.get(type(e))) is not None and (
             type(a) in _PLAIN_EXACT or (type(a) is float and a - a == 0.0)
         ):
@@ -528,7 +539,7 @@ def written_pairs(
     written code, then the answer's keys the expected element lacks, as ``plain_pairs``
     takes them. (The sides are typed Any: every element of both is a dict, checked by
     ``checked_shapes``.)"""
-    out, below, extras = walk.out, depth + 1, walk.cfg.count_extras
+    out, below = walk.out, depth + 1
     add = out.fields.append
     path, field, moved = where
     side, field = path if moved is None else moved, field + "[]"
@@ -545,11 +556,7 @@ def written_pairs(
         at_a = side + index[j] if moved is not None or i != j else None
         made(add, e, a, at_e, at_a, paths, walk, field, below, loop)
         if not a.keys() <= e.keys():
-            at = _new(Where, (at_e, field, at_a))
-            if extras:
-                walk.extras_read(e, a, at, None, below)
-            elif walk.unread:
-                extras_checked(e, a, below)
+            answer_extras(walk, e, a, _new(Where, (at_e, field, at_a)), None, below)
 
 
 def key_alone(

@@ -139,10 +139,7 @@ class ObjectElements:
                     element = _new(Where, at)
                     inline_leaves.inline_keys(self, e, a, element, props, below, plan, loop)  # type: ignore[arg-type]
                     if not a.keys() <= e.keys():
-                        if cfg.count_extras:
-                            self.extras_read(e, a, element, props, below)
-                        elif self.unread:
-                            inline_leaves.extras_checked(e, a, below)
+                        inline_leaves.answer_extras(self, e, a, element, props, below)  # type: ignore[arg-type]
             elif actual is self.unread_of:  # (unread elements: UnreadSides.unread_array)
                 self.node_read(e, a, _new(Where, at), objects, below)
             else:

@@ -22,7 +22,7 @@ from ..core.values import JsonObject, JsonValue
 from ..reading.intake import MAX_KEYS, Unread
 from ..schemas.eval_schema import SchemaNode
 from . import inline_leaves
-from .inline_leaves import extras_checked, inline_keys
+from .inline_leaves import answer_extras, inline_keys
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False walks every root
 # by ``Walk.run`` (``from_root``, ``obj``, ``_keys``).
@@ -84,7 +84,4 @@ class PlainRoot:
             return
         inline_keys(self, expected, actual, ROOT, None, 0, plan)  # type: ignore[arg-type]
         if not actual.keys() <= expected.keys():
-            if cfg.count_extras:
-                self.extras_read(expected, actual, ROOT, None, 0)
-            elif self.unread:
-                extras_checked(expected, actual, 0)
+            answer_extras(self, expected, actual, ROOT, None, 0)  # type: ignore[arg-type]

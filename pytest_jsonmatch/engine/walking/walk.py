@@ -325,10 +325,7 @@ class Walk(LeafScoring, UnreadSides, ObjectElements, IndexElements, PlainRoot):
             return
         inline_leaves.inline_keys(self, expected, actual, where, props, depth, plan)
         if not actual.keys() <= expected.keys():
-            if cfg.count_extras:
-                self.extras_read(expected, actual, where, props, depth)
-            elif self.unread:
-                inline_leaves.extras_checked(expected, actual, depth)
+            inline_leaves.answer_extras(self, expected, actual, where, props, depth)
 
     def key_of_object(
         self,
