@@ -46,7 +46,7 @@ from ..core.numbers import FLOAT_SAFE
 from ..core.values import JsonValue
 from ..reading import intake
 from ..schemas.eval_schema import SchemaNode
-from . import plan_rows
+from . import plan_rows, shape_runs
 
 SPECIALISE = True  # False: every array takes pair_scores' column scores
 
@@ -395,8 +395,28 @@ def _checked_side(
     types_met: tuple[type, ...] = ()
     floats: list[object] = []  # the keys of the floats among the values of types_met
     size = 0
+    run: shape_runs.Run | None = None  # (the shape of types_met, where its code is written)
     element: Any  # (read by its type)
-    for element in elements:
+    i, end = 0, len(elements)
+    # (the shape a side was last checked by, tried first: a dataset's arrays repeat one)
+    last = shape_runs.last if shape_runs.SHAPE_RUNS else None
+    if last is not None and len(last[1][0]) <= bound:
+        i = last[0](elements, 0)
+        if i:
+            run, shape, size, floats_of = last
+            sizes += [size] * i
+            shapes.append(shape)
+            keys_met, types_met = shape
+            floats = list(floats_of)
+    while i < end:
+        if run is not None:  # (the elements after it that repeat its shape: shape_runs.py)
+            took = run(elements, i)
+            sizes += [size] * (took - i)
+            i = took
+            if i == end:
+                break
+        element = elements[i]
+        i += 1
         if type(element) is not dict:
             return None
         types = tuple(map(type, element.values()))
@@ -421,6 +441,7 @@ def _checked_side(
                         floats.append(key)
             keys_met, types_met = keys, types
             size = len(types) - types.count(_NONE)
+            run = shape_runs.run_of(keys, types, size, floats)
         for key in floats:
             value = element[key]
             if value - value != 0.0:
@@ -533,6 +554,8 @@ def plan_source(plan: Plan) -> str:
         outer = [f"    for ({_tuple(names_e)}), se in zip(rows_e, sizes_e):"]
         inner = [f"        for ({_tuple(names_a)}), sa in zip(rows_a, sizes_a):"]
     zeros = [f"zero{c} = None" for c, (form, _) in enumerate(forms) if form == _WITHIN]
+    # (a threshold's lower bound negated once a call, not once a pair)
+    zeros += [f"lower{c} = -limit{c}" for c, (form, _) in enumerate(forms) if form == _WITHIN]
     keys = [f"k{c}" for c in range(len(forms))]
     return "\n".join(
         [
@@ -611,10 +634,10 @@ def _column_code(c: int, form: str) -> tuple[list[str], list[str], list[str], li
         "    return None  # (no float holds it: the general path scores it exactly)",
     ]
     # |d| <= t as two comparisons, without a call (d is finite: the door passes no other
-    # float); within(0.0), the score of equal numbers, asked once a call
+    # float; ``lower`` is -t); within(0.0), the score of equal numbers, asked once a call
     cell = [
         f"d = {x} - {y}",
-        f"if -limit{c} <= d <= limit{c}:",
+        f"if lower{c} <= d <= limit{c}:",
         "    if d:",
         f"        t += within{c}(abs(d))",
         f"    elif zero{c} is not None:",
