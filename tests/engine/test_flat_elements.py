@@ -209,3 +209,13 @@ def test_expected_elements_of_several_shapes_take_the_inline_loop() -> None:
     fast, general = both_ways(gold["items"], answer["items"], {})
     assert fast == general
     assert not any(key[0] == ("kw_c",) for key in flat_elements._KEPT)
+
+
+def test_field_paths_are_made_once_per_shape_and_array() -> None:
+    """The field paths of a shape's keys below an array are those each key's forms give
+    (a key that is not a name quoted), made once and then handed back as they are."""
+    keys = ("kw_a", "kw b", "kw_c")
+    first = flat_elements.field_paths(keys, "items[]")
+    assert first == ("items[].kw_a", 'items[]["kw b"]', "items[].kw_c")
+    assert flat_elements.field_paths(keys, "items[]") is first
+    assert flat_elements.field_paths(keys, "rows[]")[0] == "rows[].kw_a"

@@ -628,7 +628,7 @@ def _column_code(c: int, form: str) -> tuple[list[str], list[str], list[str], li
     prepared = [
         "if type(v) is float:",
         f"    x{c} = v",
-        "elif -FLOAT_SAFE < v < FLOAT_SAFE:",
+        "elif FLOAT_LOW < v < FLOAT_SAFE:",
         f"    x{c} = float(v)",
         "else:",
         "    return None  # (no float holds it: the general path scores it exactly)",
@@ -655,7 +655,8 @@ def _tuple(names: list[str]) -> str:
 
 
 def _compiled(plan: Plan) -> tuple[Reader, Scorer]:
-    namespace: dict[str, Any] = {"FLOAT_SAFE": FLOAT_SAFE}
+    # (the bounds of the integers a float holds, the lower one negated once)
+    namespace: dict[str, Any] = {"FLOAT_SAFE": FLOAT_SAFE, "FLOAT_LOW": -FLOAT_SAFE}
     # our own text, made from the plan's forms alone: no value of the data is in it
     exec(compile(plan_source(plan), "<jsonmatch flat similarity>", "exec"), namespace)  # noqa: S102
     return namespace["read"], namespace["scores"]

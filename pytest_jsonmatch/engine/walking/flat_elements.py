@@ -54,6 +54,8 @@ PairFields = Callable[..., None]
 # it was met before it is written (an int)
 _KEPT: dict[object, tuple[InlinePlan, bool, PairFields | int]] = {}
 _FACTORIES: dict[tuple[tuple[bool, bool, bool], ...], Callable[..., PairFields]] = {}
+# Field paths made (``field_paths``), by a shape's keys and the array's field path
+_PATHS: dict[tuple[tuple[str, ...], str], tuple[str, ...]] = {}
 
 
 def pair_fields(
@@ -100,9 +102,16 @@ def pair_fields(
     return made
 
 
-def field_paths(keys: Sequence[str], field: str) -> tuple[str, ...]:
-    """Each key's field path below the element field path ``field`` (not empty)."""
-    return tuple(field + (KEY_FORMS.get(key) or new_key_forms(key))[1] for key in keys)
+def field_paths(keys: tuple[str, ...], field: str) -> tuple[str, ...]:
+    """Each key's field path below the element field path ``field`` (not empty), made once
+    for a shape's keys below one array (``_PATHS``)."""
+    found = _PATHS.get((keys, field))
+    if found is None:
+        found = tuple(field + (KEY_FORMS.get(key) or new_key_forms(key))[1] for key in keys)
+        if len(_PATHS) >= MAX_SHAPES:
+            _PATHS.clear()
+        _PATHS[keys, field] = found
+    return found
 
 
 def _made(
