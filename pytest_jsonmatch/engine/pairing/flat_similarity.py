@@ -396,6 +396,7 @@ def _checked_side(
     floats: list[object] = []  # the keys of the floats among the values of types_met
     size = 0
     run: shape_runs.Run | None = None  # (the shape of types_met, where its code is written)
+    asked = False  # (whether its run was asked for)
     element: Any  # (read by its type)
     i, end = 0, len(elements)
     # (the shape a side was last checked by, tried first: a dataset's arrays repeat one)
@@ -408,6 +409,7 @@ def _checked_side(
             shapes.append(shape)
             keys_met, types_met = shape
             floats = list(floats_of)
+            asked = True
     while i < end:
         if run is not None:  # (the elements after it that repeat its shape: shape_runs.py)
             took = run(elements, i)
@@ -441,6 +443,9 @@ def _checked_side(
                         floats.append(key)
             keys_met, types_met = keys, types
             size = len(types) - types.count(_NONE)
+            run, asked = None, False
+        elif not asked and i < end:  # (the shape repeats, elements left: its run, if written)
+            asked = True
             run = shape_runs.run_of(keys, types, size, floats)
         for key in floats:
             value = element[key]

@@ -9,16 +9,17 @@ costs most of the pass. Here a shape (its keys in order, its values' exact types
 written out once as a small function that takes such elements in straight-line code: an
 exact ``dict`` of as many keys, each key the shape's very key object (else an exact ``str``
 equal to it), each value of the shape's exact type, each float finite. Each element it
-takes is one ``_checked_side`` would pass with that shape, so it appends the shape's number
-of fields for it, as the general loop does; at the first element it does not take, it
-stops, and the general loop reads that element (which may be of another shape, or one the
+takes is one ``_checked_side`` would pass with that shape, so the caller gives it the
+shape's number of fields, as the general loop does; at the first element it does not take,
+it stops, and the general loop reads that element (which may be of another shape, or one the
 door refuses). So the shapes and sizes are the general loop's, to the bit.
 
 The code text depends only on the shape's structure (how many keys, which values are
-floats); the keys, types and size are its constants (printable: ``run_source``). A shape's
-code is written the ``WRITE_AT``-th time ``_checked_side`` meets it, so a one-off array's
-shape never pays for it. ``SHAPE_RUNS = False`` turns this off (the differential tests
-compare both).
+floats); the keys and types are its constants (printable: ``run_source``). A shape is
+asked for where a side repeats it with elements left after the repeat, and its code is
+written the ``WRITE_AT``-th time: a one-off array's shape never pays for it, nor a side too
+short for a run to take anything. The last run handed out is tried first on every side.
+``SHAPE_RUNS = False`` turns this off (the differential tests compare both).
 """
 
 from __future__ import annotations

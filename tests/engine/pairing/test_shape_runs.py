@@ -140,3 +140,11 @@ def test_the_source_is_printable() -> None:
     text = shape_runs.run_source(2, (1,))
     assert "def run(elements, i):" in text and "v1 - v1 != 0.0" in text
     assert "!= 0.0" not in shape_runs.run_source(2, ())
+
+
+def test_a_shape_is_asked_for_where_a_side_repeats_it_with_elements_left() -> None:
+    """A side too short for a run to take anything never counts a sighting (nor writes)."""
+    assert handed([item(0), item(1)], [item(2)])
+    assert shape_runs._KEPT == {} and shape_runs.last is None
+    assert handed([item(0), item(1), item(2)], [item(3)])
+    assert len(shape_runs._KEPT) == 1 and shape_runs.last is not None
