@@ -29,7 +29,6 @@ solver makes tells the two zeros apart (a sum is zero with either, and equal oth
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import getitem
 
 PURE_PYTHON = True  # False: every table goes to SciPy's solver
 
@@ -59,10 +58,9 @@ def solved(
     n, m = len(rows), len(rows[0])
     if n <= m:
         cols = _columns(gains, n, m)
-        cells = map(float, map(getitem, rows, cols))  # (the cell as NumPy reads it)
         if scale != 1.0:
-            cells = map(scale.__rtruediv__, cells)  # (the cell / scale)
-        return list(zip(range(n), cols, cells))
+            return [(i, j, float(rows[i][j]) / scale) for i, j in enumerate(cols)]
+        return [(i, j, float(rows[i][j])) for i, j in enumerate(cols)]
     # the solver's transpose: its rows are the columns, its pairs read back by row
     pairs = sorted(zip(_columns(list(zip(*gains)), m, n), range(m)))
     if scale != 1.0:
@@ -115,8 +113,7 @@ def _searched(
     for cur in range(start, nr):
         best = [_LOW] * nc  # (shortestPathCosts)
         remaining = list(range(nc - 1, -1, -1))
-        visited = [cur]  # (SR: the rows the search went through, cur first)
-        reached = []  # (SC: the columns it took, the sink last)
+        reached = []  # (SC: the columns it took but the sink, each held by a row of SR)
         max_val = 0.0
         i = cur
         while True:
@@ -134,20 +131,20 @@ def _searched(
             if j < 0:
                 raise ValueError("cost matrix is infeasible")  # (SciPy's words)
             max_val = highest
-            reached.append(j)
             last = remaining.pop()  # (the last one moved into the place of the one taken)
             if last != j:
                 remaining[remaining.index(j)] = last
             i = row4col[j]
             if i == -1:
                 break
-            visited.append(i)
-        # the duals: the row's own, the rows the path went through, the columns it took
+            reached.append(j)
+        # the duals: the row's own, and each column taken with the row that holds it (the
+        # sink's moves by max_val - max_val = 0: left as it is)
         u[cur] += max_val
-        for i in visited[1:]:
-            u[i] += max_val - best[col4row[i]]
         for k in reached:
-            v[k] -= max_val - best[k]
+            change = max_val - best[k]
+            u[row4col[k]] += change
+            v[k] -= change
         # the path flipped: each column on it goes to the row that reached it
         while True:
             i = path[j]
