@@ -48,13 +48,15 @@ def test_scipy_is_not_imported_until_an_assignment_is_needed():
         match_json(other, doc, metric="field_f1", align={"match_by": "key_field", "key": "b"})
         match_json({"a": 1}, {"a": 1, "b": 2}, metric="structural_f1")
         before = "scipy" in sys.modules
-        # a permutation pairs identical elements without a solver, and a table of two by
-        # two is solved in plain Python (pairing/small_assignment.py); [2, 3, 4] vs
-        # [1, 2, 5] needs the solver (1 and 5 score 0 with every partner: a tie)
+        # a permutation pairs identical elements without a solver, and a table of up to 64
+        # cells is solved in plain Python (pairing/small_assignment.py); nine elements a
+        # side need SciPy's solver (100 and 200 score 0 with every partner: a tie)
         match_json({"t": [2, 1]}, {"t": [1, 2]}, metric="structural_f1")
         match_json({"t": [2, 3]}, {"t": [1, 2]}, metric="structural_f1")
-        same = "scipy" in sys.modules
         match_json({"t": [2, 3, 4]}, {"t": [1, 2, 5]}, metric="structural_f1")
+        same = "scipy" in sys.modules
+        nine = list(range(1, 9))
+        match_json({"t": nine + [200]}, {"t": nine + [100]}, metric="structural_f1")
         after = "scipy" in sys.modules
         assert not same
         print(before, after)
@@ -70,14 +72,16 @@ def test_scipy_is_imported_for_hungarian_alignment_only_when_used():
         before = "scipy" in sys.modules
         r = match_json({"t": [2, 1]}, {"t": [1, 2]}, metric="field_f1", align="hungarian")
         assert "scipy" not in sys.modules and r.f1 == 1.0  # identical elements pair directly
-        # [2, 3] vs [1, 2], a table of two by two: solved without SciPy
+        # [2, 3] vs [1, 2], and [1, 2, 3] vs [1, 1, 1], small tables: solved without SciPy
         match_json({"t": [2, 3]}, {"t": [1, 2]}, metric="field_f1", align="hungarian")
+        match_json({"t": [1, 2, 3]}, {"t": [1, 1, 1]}, metric="field_f1", align="hungarian")
         assert "scipy" not in sys.modules
-        # [1, 2, 3] vs [1, 1, 1]: any expected 1 may pair with the 1 (a tie of three by three
-        # the solver breaks; distinct values would pair without it); the other 1s and 2, 3
-        # differ (F1 0) and stay apart: P = 1/3, R = 1/3, F1 = 1/3
-        r = match_json({"t": [1, 2, 3]}, {"t": [1, 1, 1]}, metric="field_f1", align="hungarian")
-        print(before, "scipy" in sys.modules, r.f1 == 1 / 3)
+        # [1, 2, ..., 9] vs nine 1s: any expected 1 may pair with the 1 (a tie of 81 cells,
+        # past the plain solver's cap); the rest differ (F1 0) and stay apart: F1 = 1/9
+        r = match_json(
+            {"t": [1] * 9}, {"t": list(range(1, 10))}, metric="field_f1", align="hungarian"
+        )
+        print(before, "scipy" in sys.modules, r.f1 == 1 / 9)
     """)
     assert out.split() == ["False", "True", "True"]
 

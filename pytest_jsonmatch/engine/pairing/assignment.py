@@ -150,7 +150,9 @@ def dominant_pairs(
 
 
 # The switch of the solved assignments kept (docs/architecture.md, "Fast paths"): False
-# hands every small table that no partner dominates to the solver afresh.
+# hands every small table that no partner dominates to the solver afresh. Kept for SciPy's
+# answers only, where small_assignment.PURE_PYTHON is off: the plain solver's answer costs
+# less than the key of a table kept.
 KEEP_SOLVED = True
 # A few elements' tables, solved, by their scores (and how they are read): the solver's
 # answer depends on nothing else, and the arrays of a handful of elements that comparison
@@ -170,7 +172,9 @@ def assign(
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
     or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays) holding
     the scores times ``scale`` (see pair_matrix_small), which are first tried with
-    ``dominant_pairs``, then looked up among the tables solved before (``KEEP_SOLVED``).
+    ``dominant_pairs``; a table of up to ``KEPT_CELLS`` cells is then solved in plain
+    Python, SciPy's pairs (small_assignment.py), or without it looked up among the tables
+    SciPy solved before (``KEEP_SOLVED``).
     ``minimize_distance`` solves on ``1 - score`` (structeval's form, which breaks ties
     the same way it does)."""
     chosen = None
@@ -183,6 +187,8 @@ def assign(
         if chosen is None and n == m == 2 and small.PURE_PYTHON:
             chosen = small.two_by_two(scores, scale, minimize_distance)  # (SciPy's pairs)
         elif chosen is None and n and m:
+            if small.PURE_PYTHON and n * m <= KEPT_CELLS:  # (SciPy's pairs, in plain Python)
+                return kept_pairs(small.solved(scores, scale, minimize_distance), n, m, keep_above)
             if KEEP_SOLVED and n * m <= KEPT_CELLS:
                 return kept_pairs(_solved_small(scores, minimize_distance, scale), n, m, keep_above)
             import numpy as np

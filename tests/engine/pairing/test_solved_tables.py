@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch.engine.pairing import assignment
+from pytest_jsonmatch.engine.pairing import assignment, small_assignment
 from tests.helpers.switches import switched
 
 SETTINGS = settings(
@@ -44,25 +44,27 @@ def solved(table: list[list[float]], keep: float, minimize: bool, scale: float) 
 def test_a_kept_table_is_solved_as_the_solver_solves_it(
     table: list[list[float]], keep: float, minimize: bool, scale: float
 ) -> None:
-    with switched(assignment, "KEEP_SOLVED", False):
-        fresh = solved(table, keep, minimize, scale)
-    assert solved(table, keep, minimize, scale) == fresh  # (solved now, or kept before)
-    assert solved(table, keep, minimize, scale) == fresh  # (kept)
+    with switched(small_assignment, "PURE_PYTHON", False):  # (SciPy's tables, kept)
+        with switched(assignment, "KEEP_SOLVED", False):
+            fresh = solved(table, keep, minimize, scale)
+        assert solved(table, keep, minimize, scale) == fresh  # (solved now, or kept before)
+        assert solved(table, keep, minimize, scale) == fresh  # (kept)
 
 
 def test_a_zero_of_the_other_sign_reads_its_own_score() -> None:
     # the two tables are equal cell by cell (-0.0 == 0.0): one kept entry serves both, and
     # each pair's score is read from the table at hand, its zero's sign kept. No partner
-    # dominates (ties in every line), and three by three is past the two-by-two steps
-    # (small_assignment.py): the solver pairs (0, 0), (1, 1) and (2, 2).
+    # dominates (ties in every line); the solver pairs (0, 0), (1, 1) and (2, 2).
     plus = [[0.0] * 3 for _ in range(3)]
     minus = [[-0.0] * 3 for _ in range(3)]
-    assert repr(assignment.assign(plus, -1.0)) == (
-        "([(0, 0, 0.0), (1, 1, 0.0), (2, 2, 0.0)], [], [])"
-    )
-    assert repr(assignment.assign(minus, -1.0)) == (
-        "([(0, 0, -0.0), (1, 1, -0.0), (2, 2, -0.0)], [], [])"
-    )
+    for pure in (False, True):  # (kept SciPy answers; the plain solver's, never kept)
+        with switched(small_assignment, "PURE_PYTHON", pure):
+            assert repr(assignment.assign(plus, -1.0)) == (
+                "([(0, 0, 0.0), (1, 1, 0.0), (2, 2, 0.0)], [], [])"
+            )
+            assert repr(assignment.assign(minus, -1.0)) == (
+                "([(0, 0, -0.0), (1, 1, -0.0), (2, 2, -0.0)], [], [])"
+            )
 
 
 def test_the_solver_is_called_once_for_a_table_met_twice(
@@ -79,6 +81,7 @@ def test_the_solver_is_called_once_for_a_table_met_twice(
 
     monkeypatch.setattr(scipy.optimize, "linear_sum_assignment", counted)
     monkeypatch.setattr(assignment, "_SOLVED", {})
+    monkeypatch.setattr(small_assignment, "PURE_PYTHON", False)  # (SciPy's, kept)
     table = [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]  # (ties: no dominance)
     first = assignment.assign(table, 0.0)
     assert assignment.assign(table, 0.0) == first
