@@ -357,7 +357,27 @@ class Entry:
             fields = walked.fields
             if self.finish is not None:
                 fields = self.finish(fields, self.options, self.registry)
-            return _walk_result(self.metric, self.headline, walked, fields, self.options)
+            # (_walk_result's steps, written out: every plain pair takes them)
+            precision, recall = precision_recall(fields)
+            den = precision + recall  # (f_beta's arithmetic where beta is 1)
+            f1 = 2.0 * precision * recall / den if den > 0 else 0.0
+            headline, metric = self.headline, self.metric
+            if headline == _RECALL:
+                score = recall
+            elif headline == _F1:
+                score = f1
+            else:
+                score = metric.headline_score(precision, recall, f1, self.options)
+            return MatchResult._build(
+                metric.name,
+                score,
+                precision,
+                recall,
+                f1,
+                tuple(fields),
+                tuple(walked.pairings) if walked.pairings else (),
+                tuple(walked.floors) if walked.floors else (),
+            )
         if not (
             READ_PAIR_IN_WALK
             and self.schema is None
