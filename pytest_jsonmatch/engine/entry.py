@@ -37,9 +37,11 @@ from .core.values import JsonObject, JsonValue
 from .core.violations import Conformance
 from .metrics import METRIC_NAMES, REGISTRY, metric_named
 from .metrics.base import (
+    RULE_OPTIONS,
     Metric,
     config_key,
     configure,
+    data_form,
     kept_config,
     one_rule,
     plain_copy,
@@ -93,6 +95,11 @@ ONE_RULE_ENTRY = True
 # rule (one_rule_pair): False makes them (kept_entry) and walks the pair by them.
 ONE_RULE_PAIR = True
 
+# ... and the switch of match_json's pair taken by that walk scored in one frame where no
+# rule, weight, schema or schema check is given (Entry.unread_pair's ``plain``, decided once
+# per entry): False scores it by ``_score``, as any other record.
+PLAIN_PAIR = True
+
 # The depth given for a gold record handed over unread (Entry.scored): not yet measured.
 UNREAD = -1
 
@@ -113,6 +120,9 @@ class Entry:
         "apart",
         "countable",
         "roots",
+        "plain",
+        "finish",
+        "headline",
     )
 
     def __init__(
@@ -156,6 +166,20 @@ class Entry:
             and not cfg.prepares
             and not cfg.skip_patterns
         )
+        # match_json's pairs that ``unread_pair`` walks with none of ``_score``'s steps but the
+        # walk and the scores: unread, no schema (its own, or one inferred: ``walk``'s
+        # ``schema``), no rule (nothing walked apart), no weight, no schema check; the
+        # metric's ``finish`` kept where it rewrites the fields (``Metric.finishes``, as a
+        # counted record reads it), its headline score read from the options once
+        self.plain = (
+            self.unread
+            and schema is None
+            and not cfg.rules
+            and not cfg.weighted
+            and self.validator is None
+        )
+        self.finish = metric.finish if metric.finishes(self.options) else None
+        self.headline = _headline(metric, self.options)
         # match_json's pairs whose one rule on a root key may be walked apart with neither
         # side through the door (rule_apart.walked_apart's ``unread``; its switches read
         # where it is taken, unread_pair): those the configuration without the rule would
@@ -325,6 +349,35 @@ class Entry:
         objects); None where they may not, or where the walk met something the door must
         read (nothing is counted): the caller then reads both sides and scores the pair by
         :meth:`scored`."""
+        if PLAIN_PAIR and self.plain and READ_PAIR_IN_WALK:  # (_score's steps, in this frame)
+            try:
+                walked = walk(self.cfg, expected, actual, None, False, True, True)
+            except Unread:
+                return None
+            fields = walked.fields
+            if self.finish is not None:
+                fields = self.finish(fields, self.options, self.registry)
+            # (_walk_result's steps, written out: every plain pair takes them)
+            precision, recall = precision_recall(fields)
+            den = precision + recall  # (f_beta's arithmetic where beta is 1)
+            f1 = 2.0 * precision * recall / den if den > 0 else 0.0
+            headline, metric = self.headline, self.metric
+            if headline == _RECALL:
+                score = recall
+            elif headline == _F1:
+                score = f1
+            else:
+                score = metric.headline_score(precision, recall, f1, self.options)
+            return MatchResult._build(
+                metric.name,
+                score,
+                precision,
+                recall,
+                f1,
+                tuple(fields),
+                tuple(walked.pairings) if walked.pairings else (),
+                tuple(walked.floors) if walked.floors else (),
+            )
         if not (
             READ_PAIR_IN_WALK
             and self.schema is None
@@ -415,18 +468,25 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     dataset's records, each ``ignore=["id"]``) finds it, with every table its
     configuration has filled, and a suite of one-off assertions, each its own rule, clears
     only that table, never the entries of the options they share."""
-    if not options and type(metric) is str:  # (_plain_entry's first case, written out)
-        plain = _PLAIN.get(metric)
+    if len(options) <= 1 and type(metric) is str:  # (_plain_entry's cases, written out)
+        if not options:
+            plain = _PLAIN.get(metric)
+        else:
+            ((name, value),) = options.items()
+            kind = type(value)
+            if kind in _SCALARS:
+                plain = _PLAIN.get((metric, name, kind, value))
+            elif kind is dict and name not in _NOT_DATA:
+                form = data_form(value)
+                plain = None if form is None else _PLAIN.get((metric, name, kind, form))
+            else:
+                plain = None
         if (
             plain is not None
             and plain[0] == REGISTRY.generation
             and _KEPT.get(plain[1]) is plain[2]
         ):
             return plain[2]
-    elif len(options) == 1:
-        found_plain = _plain_entry(metric, options)
-        if found_plain is not None:
-            return found_plain
     # (typed by assignment: a cast is a call, and this runs for every comparison)
     registry: Registry = options.pop("registry", REGISTRY)  # type: ignore[assignment]
     truncated: str = options.pop("truncated", "error")  # type: ignore[assignment]
@@ -479,15 +539,23 @@ def _plain_key(metric: str, options: dict[str, object]) -> object | None:
     """The key ``_PLAIN`` keeps the entry of ``metric`` with ``options`` under: the name
     for no options; for one option of a scalar value that ``config_key`` reads by its
     type and value (not the registry, ``truncated``, a schema or an embedder), the name,
-    the option's name, the value's type and the value; else None, not kept there."""
+    the option's name, the value's type and the value; for one such option whose value is
+    a mapping of plain data (``string_evaluation_type={"evaluation_type": "binary"}``; not
+    a rule), the value's content as ``config_key`` reads it (``data_form``) in its place;
+    else None, not kept there."""
     if not options:
         return metric
     if len(options) != 1:
         return None
     for name, value in options.items():
         kind = type(value)
-        if kind in _SCALARS and name not in _NOT_PLAIN:
+        if name in _NOT_PLAIN:
+            return None
+        if kind in _SCALARS:
             return (metric, name, kind, value)
+        if kind is dict and name not in _RULES:
+            form = data_form(value)
+            return None if form is None else (metric, name, kind, form)
     return None
 
 
@@ -501,9 +569,15 @@ def _plain_entry(metric: str, options: dict[str, object]) -> Entry | None:
     elif len(options) == 1:  # (_plain_key's, written out: this runs for every comparison)
         ((name, value),) = options.items()
         kind = type(value)
-        if kind not in _SCALARS:  # (a list is no key: ``ignore=["id"]``)
+        if kind in _SCALARS:
+            plain = _PLAIN.get((metric, name, kind, value))  # (a miss for names never kept)
+        elif kind is dict and name not in _NOT_DATA:  # (a list is no key: ``ignore=["id"]``)
+            form = data_form(value)
+            if form is None:
+                return None
+            plain = _PLAIN.get((metric, name, kind, form))
+        else:
             return None
-        plain = _PLAIN.get((metric, name, kind, value))  # (a miss for names never kept)
     else:
         return None
     if plain is not None and plain[0] == REGISTRY.generation and _KEPT.get(plain[1]) is plain[2]:
@@ -514,6 +588,10 @@ def _plain_entry(metric: str, options: dict[str, object]) -> Entry | None:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 # options whose value a configuration's key reads otherwise, or that kept_entry takes out
 _NOT_PLAIN = frozenset({"registry", "truncated", "schema", "embedder"})
+# ... and the rules, which kept_entry lays over the kept entry of the other options: a
+# mapping under these names is never read into a key of _PLAIN
+_RULES = frozenset(RULE_OPTIONS)
+_NOT_DATA = _NOT_PLAIN | _RULES
 
 
 def _one_rule_entry(
@@ -606,22 +684,13 @@ def one_rule_pair(
     except Unread:
         return None
     # (_score's steps after the walk, for the entry with the rule: no cut, no weight, no
-    # conformance: _walks_apart)
+    # conformance: _walks_apart; the headline as the kept entry reads it where no beta is
+    # read from the options, which hold the rule too)
     fields = walked.fields
     if found.finish is not None:
         fields = found.finish(fields, options, REGISTRY)
-    precision, recall = precision_recall(fields)
-    f1 = f_beta(precision, recall)
-    return MatchResult._build(
-        found.name,
-        found.headline_score(precision, recall, f1, options),
-        precision,
-        recall,
-        f1,
-        tuple(fields),
-        tuple(walked.pairings) if walked.pairings else (),
-        tuple(walked.floors) if walked.floors else (),
-    )
+    headline = free.headline if found.beta is None else _ASKED
+    return _walk_result(found, headline, walked, fields, options)
 
 
 def _walks_apart(ruled: Entry) -> bool:
@@ -676,6 +745,54 @@ def _kept_entry(
             _KEPT.clear()
         _KEPT[key] = entry
     return entry
+
+
+# What ``Metric.headline_score`` gives under an entry's options, decided once per entry
+# (``_headline``): recall, F1, or the method's own answer, asked for each record.
+_RECALL, _F1, _ASKED = 0, 1, 2
+
+
+def _walk_result(
+    metric: Metric,
+    headline: int,
+    found: WalkOutput,
+    fields: list[FieldResult],
+    options: Mapping[str, object],
+) -> MatchResult:
+    """``_score``'s result of a walk that needs no cut, weight or schema check (``found``,
+    its ``fields`` past the metric's ``finish``), the headline score as ``headline`` says
+    (``_headline``)."""
+    precision, recall = precision_recall(fields)
+    # (f_beta's arithmetic where beta is 1: 1.0 * precision is precision itself)
+    den = precision + recall
+    f1 = 2.0 * precision * recall / den if den > 0 else 0.0
+    if headline == _RECALL:
+        score = recall
+    elif headline == _F1:
+        score = f1
+    else:
+        score = metric.headline_score(precision, recall, f1, options)
+    return MatchResult._build(  # (pairings and floors most often empty: no call then)
+        metric.name,
+        score,
+        precision,
+        recall,
+        f1,
+        tuple(fields),
+        tuple(found.pairings) if found.pairings else (),
+        tuple(found.floors) if found.floors else (),
+    )
+
+
+def _headline(metric: Metric, options: Mapping[str, object]) -> int:
+    """How ``metric.headline_score`` reads ``options``: recall (``_RECALL``), or F-beta with
+    no beta read, F1 (``_F1``); else ``_ASKED``, asked for each record (a beta read from
+    the options, or a subclass's own method)."""
+    if type(metric) is not Metric:
+        return _ASKED
+    if metric.headline == "recall":
+        return _RECALL
+    return _F1 if metric.beta is None or not options else _ASKED
 
 
 def _countable(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import match_json, reset_type_defaults, set_type_default
+from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.comparing.registry import Registry
 from pytest_jsonmatch.engine.core.errors import ConfigError
 from pytest_jsonmatch.engine.entry import kept_entry
@@ -158,6 +159,33 @@ def test_another_registry_gets_its_own_entry() -> None:
     assert kept_entry("mine", {"registry": mine}).registry is mine
     assert kept_entry("mine", {"registry": mine}) is kept_entry("mine", {"registry": mine})
     assert kept_entry("field_f1", {}).registry is not mine
+
+
+def test_one_option_of_a_mapping_finds_its_kept_entry_by_its_content() -> None:
+    # kept in _PLAIN by the mapping's content as config_key reads it (each value with its
+    # type, its keys in order): a fresh mapping of the same content finds the same entry,
+    # one of another content (or another type of a value) never does
+    binary = {"evaluation_type": "binary"}
+    first = kept_entry("structural_f1", {"string_evaluation_type": dict(binary)})
+    assert entry._plain_entry("structural_f1", {"string_evaluation_type": dict(binary)}) is first
+    assert kept_entry("structural_f1", {"string_evaluation_type": dict(binary)}) is first
+    other = {"evaluation_type": "threshold", "evaluation_params": {"threshold": 10}}
+    assert kept_entry("structural_f1", {"number_evaluation_type": other}) is not first
+    nested = kept_entry("structural_f1", {"number_evaluation_type": other})
+    assert kept_entry("structural_f1", {"number_evaluation_type": dict(other)}) is nested
+    ten = {"evaluation_type": "threshold", "evaluation_params": {"threshold": 10.0}}
+    assert kept_entry("structural_f1", {"number_evaluation_type": ten}) is not nested
+    # a rule's mapping, or a schema, is never read into a key of _PLAIN
+    assert entry._plain_key("field_f1", {"fields": {"a": {"tolerance": 1}}}) is None
+    assert entry._plain_key("field_f1", {"schema": {"type": "object"}}) is None
+    assert entry._plain_entry("field_f1", {"fields": {"a": {"tolerance": 1}}}) is None
+    # a mapping changed in place is another key: its first entry is not found for it
+    changing = {"evaluation_type": "binary"}
+    kept = kept_entry("structural_f1", {"string_evaluation_type": changing})
+    changing["evaluation_type"] = "exact"
+    with pytest.raises(ConfigError):  # (read afresh, and refused as configure refuses it)
+        kept_entry("structural_f1", {"string_evaluation_type": changing})
+    assert kept.options == {"string_evaluation_type": binary}
 
 
 def test_one_scalar_option_finds_its_kept_entry_by_name_and_value() -> None:

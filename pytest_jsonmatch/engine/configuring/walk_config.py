@@ -225,6 +225,12 @@ class WalkConfig(HashedSlotted):
             True: (self.value_policy, False, None, self.skippable_by_type, None),
         }
 
+    @cached_property
+    def root_plan(self) -> InlinePlan | None:
+        """``inline_plan`` of a record's root object without a schema node (walking/
+        plain_root.py): read once per configuration, where every pair of objects asks."""
+        return self.inline_plan(None, self.leaf_depth == 1, "")
+
     def inline_plan(
         self, node: SchemaNode | None, whole: bool, path: str | None = None
     ) -> InlinePlan | None:

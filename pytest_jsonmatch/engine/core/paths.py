@@ -86,11 +86,16 @@ class Where(NamedTuple):
 
     def key(self, key: str) -> "Where":
         """The child under ``key`` on both sides."""
-        root, below = key_forms(key)
-        path = self.path + below if self.path else root
-        field = path if self.field == self.path else (self.field + below if self.field else root)
-        actual = None if self.actual is None else self.actual + below
-        return _new(Where, (path, field, actual))
+        forms = KEY_FORMS.get(key)  # (key_forms, written out: the walk's hot loop calls this)
+        root, below = new_key_forms(key) if forms is None else forms
+        path, field, actual = self
+        if actual is not None:
+            actual += below
+        if not path:  # (a key of the root: its root form)
+            return _new(Where, (root, field + below if field else root, actual))
+        child = path + below
+        field = child if field == path else (field + below if field else root)
+        return _new(Where, (child, field, actual))
 
     def pair(self, expected_index: int, actual_index: int) -> "Where":
         """Element ``expected_index`` of the array here, paired with ``actual_index``."""

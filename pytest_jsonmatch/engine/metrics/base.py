@@ -284,6 +284,12 @@ def _data_key(value: object, depth: int, room: list[int]) -> object | None:
     return None
 
 
+def data_form(value: object) -> object | None:
+    """How ``config_key`` reads an option's value that is not a scalar (its content as a
+    key, within the bounds), or None where it keeps no configuration of it."""
+    return _data_key(value, _KEY_DEPTH, [_KEY_ITEMS])
+
+
 def plain_copy(options: Options) -> dict[str, object]:
     """``options`` with every list, tuple and dict value but the schema copied: what a
     configuration or an entry kept under :func:`config_key` holds, so that a caller's

@@ -389,7 +389,7 @@ class MatchResult(HashedSlotted):
         self.conformance = conformance
         self.error = ""
         self.parts = ()
-        if isinstance(fields, tuple):
+        if type(fields) is tuple or isinstance(fields, tuple):  # (no call for a tuple)
             self.fields = fields
         else:
             self.__dict__[MAKE_FIELDS] = fields

@@ -78,7 +78,7 @@ class PlainRoot:
             return
         if self.unread_expected and len(expected) > MAX_KEYS:
             raise Unread  # (the door reads it, and names it)
-        plan = cfg.inline_plan(None, cfg.leaf_depth == 1, "")
+        plan = cfg.root_plan  # (cfg.inline_plan(None, cfg.leaf_depth == 1, ""), kept)
         if plan is None:
             self.keys_read(expected, actual, ROOT, None, 0)
             return
