@@ -166,11 +166,9 @@ class Entry:
             and not cfg.prepares
             and not cfg.skip_patterns
         )
-        # match_json's pairs that ``unread_pair`` walks with none of ``_score``'s steps but the
-        # walk and the scores: unread, no schema (its own, or one inferred: ``walk``'s
-        # ``schema``), no rule (nothing walked apart), no weight, no schema check; the
-        # metric's ``finish`` kept where it rewrites the fields (``Metric.finishes``, as a
-        # counted record reads it), its headline score read from the options once
+        # match_json's pairs unread_pair walks with only the walk and the scores: unread, no
+        # schema (given or inferred), rule, weight or schema check; ``finish`` kept where it
+        # rewrites the fields (Metric.finishes), the headline read from the options once
         self.plain = (
             self.unread
             and schema is None
@@ -357,27 +355,7 @@ class Entry:
             fields = walked.fields
             if self.finish is not None:
                 fields = self.finish(fields, self.options, self.registry)
-            # (_walk_result's steps, written out: every plain pair takes them)
-            precision, recall = precision_recall(fields)
-            den = precision + recall  # (f_beta's arithmetic where beta is 1)
-            f1 = 2.0 * precision * recall / den if den > 0 else 0.0
-            headline, metric = self.headline, self.metric
-            if headline == _RECALL:
-                score = recall
-            elif headline == _F1:
-                score = f1
-            else:
-                score = metric.headline_score(precision, recall, f1, self.options)
-            return MatchResult._build(
-                metric.name,
-                score,
-                precision,
-                recall,
-                f1,
-                tuple(fields),
-                tuple(walked.pairings) if walked.pairings else (),
-                tuple(walked.floors) if walked.floors else (),
-            )
+            return _walk_result(self.metric, self.headline, walked, fields, self.options)
         if not (
             READ_PAIR_IN_WALK
             and self.schema is None

@@ -227,8 +227,7 @@ class WalkConfig(HashedSlotted):
 
     @cached_property
     def root_plan(self) -> InlinePlan | None:
-        """``inline_plan`` of a record's root object without a schema node (walking/
-        plain_root.py): read once per configuration, where every pair of objects asks."""
+        """``inline_plan`` of a root object without a schema node (walking/plain_root.py)."""
         return self.inline_plan(None, self.leaf_depth == 1, "")
 
     def inline_plan(
@@ -335,20 +334,11 @@ class WalkConfig(HashedSlotted):
         once): they see a record's strings before the walk (cosine embeds them in one call)."""
         if not self.registry.binds_prepare:
             return ()
-        found: dict[int, Callable[[list[str]], None]] = {}
-
-        def take(comparator: BoundComparator | None) -> None:
-            if comparator is not None and comparator.prepare is not None:
-                found.setdefault(id(comparator), comparator.prepare)
-
-        for comparator in self.type_policy.values():
-            take(comparator)
-        for rule in self.rules:
-            take(rule.spec.comparator)
+        comparators = [*self.type_policy.values(), *(rule.spec.comparator for rule in self.rules)]
         if self.schema is not None:
-            for comparator in _schema_facts(self.schema).comparators:
-                take(comparator)
-        return tuple(found.values())
+            comparators += _schema_facts(self.schema).comparators
+        found = {id(c): c.prepare for c in comparators if c is not None and c.prepare is not None}
+        return tuple(found.values())  # (each comparator once, in the order first met)
 
     def judged(self, schema: SchemaNode | None) -> bool:
         """Whether a batch comparator (a judge) may score a field under this configuration

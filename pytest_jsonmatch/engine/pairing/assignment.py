@@ -200,17 +200,20 @@ def assign(
         n, m = scores.shape
     if n == 0 or m == 0:
         return [], list(range(n)), list(range(m))
-    if chosen is None:
-        from scipy.optimize import linear_sum_assignment
-
-        matrix = cast("Floats", scores)  # (a list of rows was made a matrix above)
-        if minimize_distance:
-            rows, cols = linear_sum_assignment(1.0 - matrix)
-        else:
-            rows, cols = linear_sum_assignment(matrix, maximize=True)
-        chosen = [(int(i), int(j), float(matrix[i, j])) for i, j in zip(rows, cols)]
-        chosen.sort()
+    if chosen is None:  # (a list of rows was made a matrix above)
+        chosen = _solver_pairs(cast("Floats", scores), minimize_distance)
     return kept_pairs(chosen, n, m, keep_above)
+
+
+def _solver_pairs(matrix: Floats, minimize_distance: bool) -> list[tuple[int, int, float]]:
+    """SciPy's optimal pairs of a matrix of scores, each with its score, in row order."""
+    from scipy.optimize import linear_sum_assignment
+
+    if minimize_distance:
+        rows, cols = linear_sum_assignment(1.0 - matrix)
+    else:
+        rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return sorted((int(i), int(j), float(matrix[i, j])) for i, j in zip(rows, cols))
 
 
 def _solved_small(

@@ -112,32 +112,7 @@ def _searched(
     path = [-1] * nc
     for cur in range(start, nr):
         best = [_LOW] * nc  # (shortestPathCosts)
-        remaining = list(range(nc - 1, -1, -1))
-        reached = []  # (SC: the columns it took but the sink, each held by a row of SR)
-        max_val = 0.0
-        i = cur
-        while True:
-            row, ui = gain[i], u[i]
-            highest, j = _LOW, -1
-            for k in remaining:
-                r = max_val + row[k] - ui - v[k]
-                if r > best[k]:
-                    path[k] = i
-                    best[k] = r
-                else:
-                    r = best[k]
-                if r > highest or (r == highest and row4col[k] == -1):
-                    highest, j = r, k
-            if j < 0:
-                raise ValueError("cost matrix is infeasible")  # (SciPy's words)
-            max_val = highest
-            last = remaining.pop()  # (the last one moved into the place of the one taken)
-            if last != j:
-                remaining[remaining.index(j)] = last
-            i = row4col[j]
-            if i == -1:
-                break
-            reached.append(j)
+        j, max_val, reached = _path(gain, cur, u, v, row4col, path, best)
         # the duals: the row's own, and each column taken with the row that holds it (the
         # sink's moves by max_val - max_val = 0: left as it is)
         u[cur] += max_val
@@ -153,6 +128,45 @@ def _searched(
             if i == cur:
                 break
     return col4row
+
+
+def _path(
+    gain: Sequence[Sequence[float]],
+    i: int,
+    u: list[float],
+    v: list[float],
+    row4col: list[int],
+    path: list[int],
+    best: list[float],
+) -> tuple[int, float, list[int]]:
+    """SciPy's ``augmenting_path`` from row ``i``, negated as ``_searched`` says: the sink
+    column, the highest gain (``-minVal``) and the columns taken before the sink (``SC``
+    less the sink, each held by a row of ``SR``); ``path`` and ``best`` filled in."""
+    remaining = list(range(len(v) - 1, -1, -1))
+    reached: list[int] = []
+    max_val = 0.0
+    while True:
+        row, ui = gain[i], u[i]
+        highest, j = _LOW, -1
+        for k in remaining:
+            r = max_val + row[k] - ui - v[k]
+            if r > best[k]:
+                path[k] = i
+                best[k] = r
+            else:
+                r = best[k]
+            if r > highest or (r == highest and row4col[k] == -1):
+                highest, j = r, k
+        if j < 0:
+            raise ValueError("cost matrix is infeasible")  # (SciPy's words)
+        max_val = highest
+        last = remaining.pop()  # (the last one moved into the place of the one taken)
+        if last != j:
+            remaining[remaining.index(j)] = last
+        i = row4col[j]
+        if i == -1:
+            return j, max_val, reached
+        reached.append(j)
 
 
 def two_by_two(
