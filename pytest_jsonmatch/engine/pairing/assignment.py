@@ -149,18 +149,9 @@ def dominant_pairs(
     return chosen
 
 
-# The switch of the solved assignments kept (docs/architecture.md, "Fast paths"): False
-# hands every small table that no partner dominates to the solver afresh. Kept for SciPy's
-# answers only, where small_assignment.PURE_PYTHON is off: the plain solver's answer costs
-# less than the key of a table kept.
-KEEP_SOLVED = True
-# A few elements' tables, solved, by their scores (and how they are read): the solver's
-# answer depends on nothing else, and the arrays of a handful of elements that comparison
-# after comparison pairs give the same few tables (counts of equal values: whole numbers),
-# each a call of the solver and its numpy set-up otherwise. Bounded: cleared when full.
-KEPT_CELLS = 64  # a larger table is solved afresh each time
-_SOLVED: dict[tuple[object, ...], list[tuple[int, int]]] = {}
-_SOLVED_LIMIT = 4096
+# The largest table (cells) solved in plain Python (small_assignment.solved, SciPy's pairs):
+# a larger one goes to SciPy, whose set-up then costs little beside its search
+PLAIN_CELLS = 64
 
 
 def assign(
@@ -172,9 +163,8 @@ def assign(
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
     or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays) holding
     the scores times ``scale`` (see pair_matrix_small), which are first tried with
-    ``dominant_pairs``; a table of up to ``KEPT_CELLS`` cells is then solved in plain
-    Python, SciPy's pairs (small_assignment.py), or without it looked up among the tables
-    SciPy solved before (``KEEP_SOLVED``).
+    ``dominant_pairs``; a table of up to ``PLAIN_CELLS`` cells is then solved in plain
+    Python, SciPy's pairs (small_assignment.py), a larger one by SciPy.
     ``minimize_distance`` solves on ``1 - score`` (structeval's form, which breaks ties
     the same way it does)."""
     chosen = None
@@ -187,10 +177,8 @@ def assign(
         if chosen is None and n == m == 2 and small.PURE_PYTHON:
             chosen = small.two_by_two(scores, scale, minimize_distance)  # (SciPy's pairs)
         elif chosen is None and n and m:
-            if small.PURE_PYTHON and n * m <= KEPT_CELLS:  # (SciPy's pairs, in plain Python)
+            if small.PURE_PYTHON and n * m <= PLAIN_CELLS:  # (SciPy's pairs, in plain Python)
                 return kept_pairs(small.solved(scores, scale, minimize_distance), n, m, keep_above)
-            if KEEP_SOLVED and n * m <= KEPT_CELLS:
-                return kept_pairs(_solved_small(scores, minimize_distance, scale), n, m, keep_above)
             import numpy as np
 
             scores = np.array(scores, dtype=float)
@@ -214,37 +202,6 @@ def _solver_pairs(matrix: Floats, minimize_distance: bool) -> list[tuple[int, in
     else:
         rows, cols = linear_sum_assignment(matrix, maximize=True)
     return sorted((int(i), int(j), float(matrix[i, j])) for i, j in zip(rows, cols))
-
-
-def _solved_small(
-    rows: list[list[float]], minimize_distance: bool, scale: float
-) -> list[tuple[int, int, float]]:
-    """The solver's pairs of a small table given as rows of the scores times ``scale``,
-    each with its score read as ``assign`` reads it from the solver's matrix (the cell as a
-    float, divided by ``scale`` as numpy divides it). The pairs are kept by the table and
-    how it is solved: equal tables (``==``, cell by cell) are the same doubles to the
-    solver, but for the sign of a zero, which no comparison it makes tells apart; so each
-    pair's score is read from the table at hand, never from the one kept."""
-    key = (tuple(map(tuple, rows)), minimize_distance, scale)
-    pairs = _SOLVED.get(key)
-    if pairs is None:
-        import numpy as np
-        from scipy.optimize import linear_sum_assignment
-
-        matrix = np.array(rows, dtype=float)
-        if scale != 1.0:
-            matrix /= scale
-        if minimize_distance:
-            picked_rows, picked_cols = linear_sum_assignment(1.0 - matrix)
-        else:
-            picked_rows, picked_cols = linear_sum_assignment(matrix, maximize=True)
-        pairs = sorted(zip(picked_rows.tolist(), picked_cols.tolist()))
-        if len(_SOLVED) >= _SOLVED_LIMIT:
-            _SOLVED.clear()
-        _SOLVED[key] = pairs
-    if scale != 1.0:
-        return [(i, j, float(rows[i][j]) / scale) for i, j in pairs]
-    return [(i, j, float(rows[i][j])) for i, j in pairs]
 
 
 def kept_pairs(

@@ -101,7 +101,7 @@ def test_assign_takes_them_only_for_small_tables_without_a_dominant_pairing() ->
 @st.composite
 def any_tables(draw: st.DrawFn) -> list[list[float]]:
     n = draw(st.integers(1, 12))
-    m = draw(st.integers(1, min(12, assignment.KEPT_CELLS // n)))
+    m = draw(st.integers(1, min(12, assignment.PLAIN_CELLS // n)))
     if draw(st.booleans()):  # (a side of one: 1 x k or k x 1, up to 64)
         n, m = (1, draw(st.integers(1, 64))) if n <= 6 else (draw(st.integers(1, 64)), 1)
     values = draw(st.lists(FEW, min_size=1, max_size=4, unique_by=repr))
@@ -181,3 +181,19 @@ def test_match_json_says_the_same_with_the_switch_on_or_off(
     with switched(small_assignment, "PURE_PYTHON", False):
         general = said()
     assert said() == general
+
+
+def test_a_zero_of_the_other_sign_reads_its_own_score() -> None:
+    # the two tables are equal cell by cell (-0.0 == 0.0), ties in every line (no partner
+    # dominates): the solver pairs (0, 0), (1, 1) and (2, 2), each pair's score read from
+    # the table at hand, its zero's sign kept, whichever solves it
+    plus = [[0.0] * 3 for _ in range(3)]
+    minus = [[-0.0] * 3 for _ in range(3)]
+    for pure in (False, True):
+        with switched(small_assignment, "PURE_PYTHON", pure):
+            assert repr(assignment.assign(plus, -1.0)) == (
+                "([(0, 0, 0.0), (1, 1, 0.0), (2, 2, 0.0)], [], [])"
+            )
+            assert repr(assignment.assign(minus, -1.0)) == (
+                "([(0, 0, -0.0), (1, 1, -0.0), (2, 2, -0.0)], [], [])"
+            )
