@@ -134,7 +134,10 @@ def _identical(
 ) -> assignment.Assignment | None:
     """Pairs of identical elements (see assignment.identical_pairs) when identical elements are
     sure to score 1 (the array at ``path``)."""
-    if not cfg.identical_elements_score_one(items, path):
+    if cfg.rules or items is not None:  # (else the question is the comparators' alone)
+        if not cfg.identical_elements_score_one(items, path):
+            return None
+    elif not cfg.every_type_scores_equal_one:
         return None
     if len(expected) * len(actual) <= SMALL_PAIRS:
         # A few elements: their pair scores are cheap and pairing by them is exact, so only
