@@ -85,7 +85,7 @@ def walk(
     # (a record no judge can score a field of asks none: ``walk_counted``'s promise, and
     # the unread walk's)
     judge = BatchScores(cfg.registry) if not unread and cfg.judged(schema) else UNASKED
-    found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
+    found = Walk(cfg, judge, None, tally, unread, unread_expected)
     if schema is None:  # (the root's steps taken in one frame: plain_root.py)
         found.plain_root(expected, actual)
     else:
@@ -93,7 +93,7 @@ def walk(
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge, PairBudget(), tally, unread, unread_expected)
+        found = Walk(cfg, judge, None, tally, unread, unread_expected)
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish() if found.deferred else found.out  # (finish's own test, no call)
@@ -127,7 +127,7 @@ def walk_counted(
     if rows is not None:
         rows.restart()
         form, roots = rows.form, rows.roots
-    found = Walk(cfg, UNASKED, PairBudget(), form, unread, unread_expected)
+    found = Walk(cfg, UNASKED, None, form, unread, unread_expected)
     found.rows = rows
     scorer = None
     if object_root(cfg, expected, actual):
@@ -173,14 +173,14 @@ class Walk(LeafScoring, UnreadSides, ObjectElements, IndexElements, PlainRoot):
         self,
         cfg: WalkConfig,
         judge: BatchScores,
-        budget: PairBudget,
+        budget: PairBudget | None,
         tally: compiled.Form = False,
         unread: bool = False,
         unread_expected: bool = False,
         lone: LoneLeaves | None = None,
     ) -> None:
         self.cfg, self.judge = cfg, judge
-        self.budget = budget  # for walking candidate pairs (pair_budget.py)
+        self.budget = budget  # for candidate pairs (pair_budget.py); None: array() makes it
         self.tally = tally  # generated scorers in tally form, or row form (see walk())
         self.rows: Any = None  # the row form's row writer (walk_counted)
         self.unread = unread  # the actual side has not come through the door (see walk())
@@ -419,6 +419,8 @@ class Walk(LeafScoring, UnreadSides, ObjectElements, IndexElements, PlainRoot):
             sub = self._pair_walk(e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
+        if self.budget is None:  # (the walk's first array: its candidate walks share it)
+            self.budget = PairBudget()
         scored, lone_e, lone_a = choose_pairs(
             cfg, self.budget, expected, actual, where, items, spec, walk_candidate, walked
         )
