@@ -446,25 +446,18 @@ def kept_entry(metric: str, options: dict[str, object]) -> Entry:
     dataset's records, each ``ignore=["id"]``) finds it, with every table its
     configuration has filled, and a suite of one-off assertions, each its own rule, clears
     only that table, never the entries of the options they share."""
-    if len(options) <= 1 and type(metric) is str:  # (_plain_entry's cases, written out)
-        if not options:
-            plain = _PLAIN.get(metric)
-        else:
-            ((name, value),) = options.items()
-            kind = type(value)
-            if kind in _SCALARS:
-                plain = _PLAIN.get((metric, name, kind, value))
-            elif kind is dict and name not in _NOT_DATA:
-                form = data_form(value)
-                plain = None if form is None else _PLAIN.get((metric, name, kind, form))
-            else:
-                plain = None
+    if not options and type(metric) is str:  # (_plain_entry's first case, written out)
+        plain = _PLAIN.get(metric)
         if (
             plain is not None
             and plain[0] == REGISTRY.generation
             and _KEPT.get(plain[1]) is plain[2]
         ):
             return plain[2]
+    elif len(options) == 1:  # (one option of plain data: _plain_entry reads its key)
+        found_plain = _plain_entry(metric, options)
+        if found_plain is not None:
+            return found_plain
     # (typed by assignment: a cast is a call, and this runs for every comparison)
     registry: Registry = options.pop("registry", REGISTRY)  # type: ignore[assignment]
     truncated: str = options.pop("truncated", "error")  # type: ignore[assignment]
