@@ -7,14 +7,16 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, match_json
-from pytest_jsonmatch.integrations.inspect_ai import json_match
+from pytest_jsonmatch.integrations import inspect_ai as inspect_integration
 
 from .frameworks import require
 from .pairs import PAIRS
 
-# (Inspect AI itself is imported by the first test that runs an eval, not when the module is
-# collected: 1.5 s of CPU that every xdist worker would pay before the first test starts,
-# whether or not it runs one of these)
+# (Inspect AI itself is imported by the first test that runs an eval or names the scorer,
+# not when the module is collected: about 2 s of CPU that every xdist worker would pay before
+# its first test, whether or not it runs one of these. The scorer is made on first use of the
+# module's attribute, so it is read from the module inside each test, never imported by name
+# here)
 
 # Inspect's own retry set-up passes tenacity a deprecated argument (inspect-ai 0.3.285)
 pytestmark = pytest.mark.filterwarnings(
@@ -68,7 +70,11 @@ def run(scorer, pairs, tmp_path):
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[pair.name for pair in PAIRS])
 def test_the_samples_score_is_match_jsons(pair, tmp_path):
-    log = run(json_match(metric=pair.metric, threshold=0.5, **pair.options), [pair], tmp_path)
+    log = run(
+        inspect_integration.json_match(metric=pair.metric, threshold=0.5, **pair.options),
+        [pair],
+        tmp_path,
+    )
     score = log.samples[0].scores["json_match"]
     assert (
         score.value["score"]
@@ -82,7 +88,7 @@ def test_the_samples_score_is_match_jsons(pair, tmp_path):
 
 
 def test_the_task_metrics_are_the_mean_score_and_the_share_that_passed(tmp_path):
-    log = run(json_match(threshold=0.5), PAIRS[:2], tmp_path)
+    log = run(inspect_integration.json_match(threshold=0.5), PAIRS[:2], tmp_path)
     # field_f1 on the two pairs: 0.4 (pairs.py) and 0.5 (a, b match; c mismatches; d omitted;
     # e made up: precision 2/4, recall 2/4); one of the two reaches 0.5
     metrics = {
@@ -103,7 +109,7 @@ def test_the_task_metrics_are_the_mean_score_and_the_share_that_passed(tmp_path)
 
 def test_a_completion_without_json_scores_zero(tmp_path):
     prose = PAIRS[0].__class__("prose", "I would rather not say.", {"a": 1}, "field_f1", 0.0)
-    log = run(json_match(), [prose], tmp_path)
+    log = run(inspect_integration.json_match(), [prose], tmp_path)
     score = log.samples[0].scores["json_match"]
     assert score.value == {"score": 0.0, "passed": "I"}
     assert "no JSON object found in actual" in score.explanation
@@ -111,6 +117,6 @@ def test_a_completion_without_json_scores_zero(tmp_path):
 
 def test_bad_options_raise_config_error_when_the_scorer_is_made():
     with pytest.raises(ConfigError, match="unknown metric 'fieldf1'"):
-        json_match(metric="fieldf1")
+        inspect_integration.json_match(metric="fieldf1")
     with pytest.raises(ConfigError, match="unknown option 'align_arrays'"):
-        json_match(align_arrays=True)
+        inspect_integration.json_match(align_arrays=True)
