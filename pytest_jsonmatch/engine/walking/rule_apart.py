@@ -30,6 +30,7 @@ made as the walk of the rule's configuration makes it (``_own_field``).
 
 from __future__ import annotations
 
+from operator import indexOf, itemgetter
 from typing import Any, cast
 
 from ..comparing.comparators import score_at
@@ -69,6 +70,8 @@ _CONTAINERS = (dict, list)
 # scalars plain_within passes whatever their value (a call less for each: a float must
 # also be finite, which it checks)
 _PLAIN = frozenset({str, int, bool, type(None)})
+# a field's path (slot 0 of a FieldResult)
+_PATH_OF = itemgetter(0)
 # FieldResults built with tuple.__new__, every field given, as the walk builds them (walk.py)
 _new = tuple.__new__
 
@@ -180,11 +183,13 @@ def _apart(
         elif cfg.count_extras:
             walked._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
         own = walked.out
-    fields, path = found.fields, where.path
-    for at, field in enumerate(fields):  # (the stand-in's one field, where it made one)
-        if field[0] == path:  # (its path)
-            fields[at : at + 1] = own.fields
-            break
+    fields = found.fields
+    try:  # (the stand-in's one field, by its path, where it made one: found in C)
+        at = indexOf(map(_PATH_OF, fields), where.path)
+    except ValueError:  # (none: a key only the answer has, where extras do not count)
+        pass
+    else:
+        fields[at : at + 1] = own.fields
     if own.floors:  # (the rule-free walk has none: no rule, no schema)
         found.floors += own.floors
     return found
