@@ -489,17 +489,16 @@ def plain_pairs(
             walk.out.floors.extend(found.floors)
             continue
         e, a = expected[i], actual[j]
-        at = _new(
-            Where,
-            (path + index[i], field, side + index[j] if moved is not None or i != j else None),
-        )
+        # (the element's place as a plain tuple: a Where only where a call takes it)
+        at = (path + index[i], field, side + index[j] if moved is not None or i != j else None)
         if type(e) is dict and type(a) is dict:
+            element = _new(Where, at)
             if loop is None:  # (no plan: Walk.obj's general loop)
-                walk.obj(e, a, at, None, below)
+                walk.obj(e, a, element, None, below)
                 continue
-            inline_keys(walk, e, a, at, None, below, loop[0], loop)
+            inline_keys(walk, e, a, element, None, below, loop[0], loop)
             if not a.keys() <= e.keys():
-                answer_extras(walk, e, a, at, None, below)
+                answer_extras(walk, e, a, element, None, below)
         elif (comparator := by_type.get(type(e))) is not None and (
             type(a) in _PLAIN_EXACT or (type(a) is float and a - a == 0.0)
         ):
@@ -517,9 +516,9 @@ def plain_pairs(
                 )
             )
         elif actual is walk.unread_of:  # (unread elements: UnreadSides.unread_array)
-            walk.node_read(e, a, at, None, below)
+            walk.node_read(e, a, _new(Where, at), None, below)
         else:
-            walk.node(e, a, at, None, below)
+            walk.node(e, a, _new(Where, at), None, below)
 
 
 def written_pairs(

@@ -109,10 +109,8 @@ class LeafScoring:
                 out.floors.extend(found.floors)
                 continue
             e, a = expected[i], actual[j]
-            at = _new(
-                Where,
-                (path + index[i], field, side + index[j] if moved is not None or i != j else None),
-            )
+            # (the element's place as a plain tuple: a Where only where a call takes it)
+            at = (path + index[i], field, side + index[j] if moved is not None or i != j else None)
             if (
                 comparator is not None
                 and type(e) in SCALAR_TYPES
@@ -132,9 +130,9 @@ class LeafScoring:
                     )
                 )
             elif actual is self.unread_of:  # (unread elements: UnreadSides.unread_array)
-                self.node_read(e, a, at, items, below)
+                self.node_read(e, a, _new(Where, at), items, below)
             else:
-                self.node(e, a, at, items, below)
+                self.node(e, a, _new(Where, at), items, below)
 
     def leaf(
         self,
