@@ -10,7 +10,17 @@ from typing import Any
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import Where
-from ..core.values import ARRAY, MISSING, NULL, OBJECT, JsonObject, JsonValue, json_equal, json_type
+from ..core.values import (
+    ARRAY,
+    MISSING,
+    NULL,
+    OBJECT,
+    SCALAR_TYPES,
+    JsonObject,
+    JsonValue,
+    json_equal,
+    json_type,
+)
 from ..results.field_results import (
     HALLUCINATION,
     MATCH,
@@ -26,6 +36,11 @@ from ..schemas.eval_schema import SchemaNode
 # False: a walk that writes rows (row_scorers.py) leaves every one-sided leaf a FieldResult,
 # made into its row by the writer afterwards (one_sided_rows, extra_leaf)
 ONE_SIDED_ROWS = True
+# The switch of one_sided's plain scalar taken in one step, its field or none (docs/
+# architecture.md, "Fast paths"): without the loop's stack, its lookup of what earlier
+# calls kept and its leaf test, none of which decides anything for a scalar. False sends
+# every value through the loop.
+SCALAR_ONE_SIDED = True
 
 _new = tuple.__new__
 _ROW_SCALARS = frozenset({str, int, float, bool})
@@ -77,6 +92,18 @@ def one_sided(
 
     ``lone``: what earlier calls kept (LoneLeaves); a container found there, the same value
     at the same place, is taken as found. ``keep``: keep what this call finds there."""
+    if SCALAR_ONE_SIDED and type(value) in SCALAR_TYPES and not keep:
+        # (a plain scalar, kept nowhere: the loop's one step for it, without its stack:
+        # no container to look up or descend into, so its leaf test decides nothing)
+        spec = cfg.spec_at(where.path, node) if depth else None
+        if (spec is None or not spec.skip) and (
+            value is not None
+            or not (
+                cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
+            )
+        ):
+            _one_sided_leaf(out, value, where, spec, status)
+        return
     found = lone.found if lone is not None else None
     first_field, first_floor = len(out.fields), len(out.floors)
     key = (id(value), where.path, where.field, id(node), depth, status)
@@ -234,7 +261,9 @@ def _one_sided_leaf(
     """A leaf one side alone has: its FieldResult, scoring 0, and the floor it fails when
     it is an omission of a field whose ``min_score`` is above 0."""
     expected, actual = (value, MISSING) if status == OMISSION else (MISSING, value)
-    out.fields.append(FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field))
+    # (FieldResult's own defaults written out: built as the walk builds them, see walk.py)
+    found = (where.path, status, 0.0, expected, actual, "", "", where.field, None, 1.0, None)
+    out.fields.append(_new(FieldResult, found))
     if (
         status == OMISSION
         and spec is not None
