@@ -87,7 +87,12 @@ class Where(NamedTuple):
     def key(self, key: str) -> "Where":
         """The child under ``key`` on both sides."""
         forms = KEY_FORMS.get(key)  # (key_forms, written out: the walk's hot loop calls this)
-        root, below = new_key_forms(key) if forms is None else forms
+        if forms is None:  # (new_key_forms' plain key without its call: a key met once)
+            if not (key.isascii() and key.isidentifier()):
+                forms = new_key_forms(key)
+            elif (forms := (key, "." + key)) and len(KEY_FORMS) < KEY_FORMS_LIMIT:
+                KEY_FORMS[key] = forms
+        root, below = forms
         path, field, actual = self
         if actual is not None:
             actual += below
@@ -100,15 +105,19 @@ class Where(NamedTuple):
     def pair(self, expected_index: int, actual_index: int) -> "Where":
         """Element ``expected_index`` of the array here, paired with ``actual_index``."""
         moved = self.actual is not None or expected_index != actual_index
-        return Where(
-            f"{self.path}[{expected_index}]",
-            f"{self.field}[]",
-            f"{self.actual_path}[{actual_index}]" if moved else None,
+        return _new(
+            Where,
+            (
+                f"{self.path}[{expected_index}]",
+                f"{self.field}[]",
+                f"{self.actual_path}[{actual_index}]" if moved else None,
+            ),
         )
 
     def actual_key(self, key: str) -> "Where":
         """A key only the actual side has, named on the actual side."""
-        root, below = key_forms(key)
+        forms = KEY_FORMS.get(key)  # (key_forms, written out, as in key())
+        root, below = new_key_forms(key) if forms is None else forms
         base = self.actual_path
         field = self.field + below if self.field else root
         return _new(Where, (base + below if base else root, field, None))
@@ -117,12 +126,12 @@ class Where(NamedTuple):
         """Element ``index`` of one side alone (an omitted or a hallucinated element), named
         below ``side_path`` (default: the expected side's path)."""
         base = self.path if side_path is None else side_path
-        return Where(f"{base}[{index}]", f"{self.field}[]")
+        return _new(Where, (f"{base}[{index}]", f"{self.field}[]", None))
 
 
 ROOT = Where("", "")
 # (a Where's child made as the tuple it is, without the Python-level __new__ a NamedTuple's
-# call runs: the walk makes one per array or object below a key it hands on)
+# call runs: the walk makes one per array, object or one-sided element below it)
 _new = tuple.__new__
 
 
