@@ -175,46 +175,48 @@ def _apart(
     # key_of_object (no schema: its node), a key only the answer has as an extra key
     where = ROOT.key(key)
     if cfg is None:
-        own = _own_field(free, spec, where, key, value, other)
+        own, floors = _own_field(free, spec, where, key, value, other)
     else:
         walked = Walk(cfg, UNASKED, PairBudget())
         if value is not MISSING:
             walked.node(value, other, where, None, 1)
         elif cfg.count_extras:
             walked._extra_keys(_NONE, {key: cast(JsonValue, other)}, ROOT, None, 0)
-        own = walked.out
+        own, floors = walked.out.fields, walked.out.floors
     fields = found.fields
     try:  # (the stand-in's one field, by its path, where it made one: found in C)
         at = indexOf(map(_PATH_OF, fields), where.path)
     except ValueError:  # (none: a key only the answer has, where extras do not count)
         pass
     else:
-        fields[at : at + 1] = own.fields
-    if own.floors:  # (the rule-free walk has none: no rule, no schema)
-        found.floors += own.floors
+        fields[at : at + 1] = own
+    if floors:  # (the rule-free walk has none: no rule, no schema)
+        found.floors += floors
     return found
 
 
 def _own_field(
     free: WalkConfig, spec: FieldSpec, where: Where, key: str, value: Any, other: Any
-) -> WalkOutput:
-    """The key's field, as the walk of ``free`` with the rule laid over it makes it: what
-    ``Walk.node`` (a key both sides or expected alone hold) and ``Walk._extra_keys`` (a key
-    the answer alone holds) do for a root key whose spec is ``spec`` (the rule's, laid over
-    no schema node's) and whose values are scalars, where the rule does not skip it (both
-    checked by ``_apart``), with no leaf depth, judge or schema (``fits``). (``value`` and
-    ``other``: JSON values or MISSING, as ``Walk.node`` takes them.)"""
-    out = WalkOutput()
+) -> tuple[list[FieldResult], list[FloorFailure]]:
+    """The key's fields and the floors they fail, as the walk of ``free`` with the rule laid
+    over it makes them: what ``Walk.node`` (a key both sides or expected alone hold) and
+    ``Walk._extra_keys`` (a key the answer alone holds) do for a root key whose spec is
+    ``spec`` (the rule's, laid over no schema node's) and whose values are scalars, where
+    the rule does not skip it (both checked by ``_apart``), with no leaf depth, judge or
+    schema (``fits``). (``value`` and ``other``: JSON values or MISSING, as ``Walk.node``
+    takes them.) Two lists, not a WalkOutput: no class call for a pair's own rule."""
+    fields: list[FieldResult] = []
+    floors: list[FloorFailure] = []
     if value is not MISSING:  # (Walk.node)
         if spec.skip:
             found = (where.path, SKIPPED, 0.0, value, other, "", "ignored", where.field)
-            out.fields.append(_new(FieldResult, (*found, where.actual, 1.0, None)))
+            fields.append(_new(FieldResult, (*found, where.actual, 1.0, None)))
         elif other is MISSING:  # (one_sided: a scalar, its spec the rule's)
             if value is not None or not free.null_absent:
                 found = (where.path, OMISSION, 0.0, value, MISSING, "", "", where.field)
-                out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
+                fields.append(_new(FieldResult, (*found, None, 1.0, None)))
                 if spec.min_score is not None and spec.min_score > 0:
-                    out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
+                    floors.append(FloorFailure(where.path, spec.min_score, 0.0))
         elif spec.transform is None:  # (Walk.leaf, no transform: the values as they are)
             comparator = spec.comparator
             if comparator is None:
@@ -222,30 +224,32 @@ def _own_field(
             score = score_at(comparator, value, other, where.path)
             status = MATCH if score >= 1.0 else MISMATCH
             scored = (where.path, status, score, value, other, comparator.name, "", where.field)
-            out.fields.append(_new(FieldResult, (*scored, where.actual, 1.0, None)))
+            fields.append(_new(FieldResult, (*scored, where.actual, 1.0, None)))
             if spec.min_score is not None and score < spec.min_score:
-                out.floors.append(FloorFailure(where.path, spec.min_score, score))
+                floors.append(FloorFailure(where.path, spec.min_score, score))
         else:
             own = Walk(free, UNASKED, PairBudget())
             own.leaf(value, other, where, spec, None)
-            return own.out
-        return out
+            return own.out.fields, own.out.floors
+        return fields, floors
     if not free.count_extras:
-        return out
+        return fields, floors
     child = ROOT.actual_key(key)  # (Walk._extra_keys, its key never one of no spec)
     if free.schema_driven:  # (no schema node: its one field here)
         if spec.skip:
             found = (child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field)
-            out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
+            fields.append(_new(FieldResult, (*found, None, 1.0, None)))
         else:
+            out = WalkOutput()  # (extra_leaf's: the one field, in an output of its own)
             extra_leaf(out, None, child, other, "not in the schema")
+            return out.fields, floors
     elif spec.skip:  # (Walk.node of the key the answer alone holds)
         found = (child.path, SKIPPED, 0.0, MISSING, other, "", "ignored", child.field)
-        out.fields.append(_new(FieldResult, (*found, child.actual, 1.0, None)))
+        fields.append(_new(FieldResult, (*found, child.actual, 1.0, None)))
     elif other is not None or not free.null_absent:  # (one_sided: a scalar)
         found = (child.path, HALLUCINATION, 0.0, MISSING, other, "", "", child.field)
-        out.fields.append(_new(FieldResult, (*found, None, 1.0, None)))
-    return out
+        fields.append(_new(FieldResult, (*found, None, 1.0, None)))
+    return fields, floors
 
 
 # the expected object beside a key only the answer has, walked alone (never written to)
