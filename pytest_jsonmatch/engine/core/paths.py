@@ -87,12 +87,7 @@ class Where(NamedTuple):
     def key(self, key: str) -> "Where":
         """The child under ``key`` on both sides."""
         forms = KEY_FORMS.get(key)  # (key_forms, written out: the walk's hot loop calls this)
-        if forms is None:  # (new_key_forms' plain key without its call: a key met once)
-            if not (key.isascii() and key.isidentifier()):
-                forms = new_key_forms(key)
-            elif (forms := (key, "." + key)) and len(KEY_FORMS) < KEY_FORMS_LIMIT:
-                KEY_FORMS[key] = forms
-        root, below = forms
+        root, below = new_key_forms(key) if forms is None else forms
         path, field, actual = self
         if actual is not None:
             actual += below
