@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
@@ -32,6 +32,7 @@ from pytest_jsonmatch.engine.walking import inline_leaves, rule_apart
 from pytest_jsonmatch.reporting.verdicts import field_counts
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import run_text
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
@@ -39,13 +40,7 @@ pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_jsonmatch"
 
-SETTINGS = settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(40)
 
 
 def table() -> list[dict[str, str]]:

@@ -9,22 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.pairing import flat_similarity
 from pytest_jsonmatch.engine.walking import flat_elements
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
-SETTINGS = settings(
-    max_examples=120,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(120)
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.core.depth import SHALLOW
@@ -29,15 +29,10 @@ from tests.engine.test_gold_read_in_walk import door_reads
 from tests.engine.test_similarity_read_in_walk import read_by_the_door
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import Count, Tag, nested
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 
 class _Key(str):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
@@ -23,17 +23,12 @@ from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.pairing import equal_fields, pair_scores
 from pytest_jsonmatch.engine.walking import leaf_scoring
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
-SETTINGS = settings(
-    max_examples=120,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(120)
 
 # values Python's == and JSON equality tell apart, or that hash alike across types
 SCALARS = st.sampled_from(

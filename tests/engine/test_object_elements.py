@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
@@ -20,17 +20,12 @@ from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.schemas import eval_schema, flat_items
 from pytest_jsonmatch.engine.walking import generated_scorers, object_elements
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
-SETTINGS = settings(
-    max_examples=100,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(100)
 
 SCALARS = st.sampled_from([None, True, False, 0, 1, 1.0, -0.0, 2.5, 10**20, "", "a", "A b"])
 ODD = st.sampled_from([[1, "a"], {"z": 1}, {}, [], math.nan, (1,)])

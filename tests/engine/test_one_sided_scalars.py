@@ -12,24 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.walking import unpaired
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 METRICS = ["field_f1", "structural_f1", "json_similarity", "field_match"]
 # options under which a lone scalar's field changes: skipped, given a floor, paired by

@@ -15,7 +15,7 @@ import collections
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
@@ -26,15 +26,10 @@ from pytest_jsonmatch.engine.metrics.base import Metric
 from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 METRICS = [
     "field_f1",

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
@@ -24,15 +24,10 @@ from pytest_jsonmatch.engine.walking import plain_root
 from pytest_jsonmatch.engine.walking.walk import Walk
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE, Count
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 METRICS = [
     "field_f1",

@@ -16,7 +16,7 @@ import json
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import (
@@ -28,6 +28,7 @@ from pytest_jsonmatch import (
     SchemaError,
     match_json,
 )
+from tests.helpers.sweeps import sweep
 from tests.helpers.timeout import GENEROUS, within
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
@@ -59,13 +60,7 @@ OPTIONS = st.sampled_from(
     [{}, {"align": "hungarian"}, {"align": {"match_by": "key_field", "key": "id"}}]
 )
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 
 def _options(metric: str, options: dict) -> dict:

@@ -19,7 +19,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
@@ -32,15 +32,10 @@ from tests.engine.test_gold_read_in_walk import door_reads
 from tests.engine.test_pair_read_in_walk import ANSWERS, EXPECTED
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE
+from tests.helpers.sweeps import sweep
 from tests.helpers.switches import switched
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 # an answer with what json_similarity does not count (a key expected lacks, elements past
 # the expected array's end), plain or not as the door reads it

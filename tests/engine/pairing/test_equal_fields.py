@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, infer_schema
@@ -28,16 +28,11 @@ from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.metrics import METRICS, REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.pairing import assignment, equal_fields
+from tests.helpers.sweeps import sweep
 
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
-SETTINGS = settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(150)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
@@ -20,14 +20,9 @@ from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
 from pytest_jsonmatch.engine.pairing import flat_similarity, pair_scores, plan_rows
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 
-SETTINGS = settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(150)
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch.engine.configuring.walk_config import schema_node
@@ -15,14 +15,9 @@ from pytest_jsonmatch.engine.metrics import REGISTRY
 from pytest_jsonmatch.engine.pairing.columns import Unknown, f1_columns
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 
 def shown(columns: Any) -> str:

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
@@ -21,14 +21,9 @@ from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.schemas import eval_schema
 from pytest_jsonmatch.engine.schemas.eval_schema import _as_mapping, infer_node, inferred_items
 from tests.helpers import fuzz_values as fv
+from tests.helpers.sweeps import sweep
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = sweep(60)
 
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(-5, 5), st.text("ab", max_size=3)
