@@ -111,8 +111,7 @@ class Where(NamedTuple):
 
     def actual_key(self, key: str) -> "Where":
         """A key only the actual side has, named on the actual side."""
-        forms = KEY_FORMS.get(key)  # (key_forms, written out, as in key())
-        root, below = new_key_forms(key) if forms is None else forms
+        root, below = key_forms(key)
         base = self.actual_path
         field = self.field + below if self.field else root
         return _new(Where, (base + below if base else root, field, None))

@@ -97,10 +97,7 @@ def one_sided(
         # no container to look up or descend into, so its leaf test decides nothing)
         spec = cfg.spec_at(where.path, node) if depth else None
         if (spec is None or not spec.skip) and (
-            value is not None
-            or not (
-                cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
-            )
+            value is not None or not _null_is_absent(cfg, node)
         ):
             _one_sided_leaf(out, value, where, spec, status)
         return
@@ -133,13 +130,17 @@ def one_sided(
                     for i, child in reversed(list(enumerate(current)))
                 )
                 continue
-        if tag == NULL and (
-            cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
-        ):
+        if tag == NULL and _null_is_absent(cfg, node):
             continue  # an absent null, or a null object: no field
         _one_sided_leaf(out, current, where, spec, status)
     if keep and found is not None:
         found[key] = (value, out.fields[first_field:], out.floors[first_floor:])
+
+
+def _null_is_absent(cfg: WalkConfig, node: SchemaNode | None) -> bool:
+    """A null one side alone holds makes no field: nulls count as absent, or the schema
+    has an object there (a null object)."""
+    return cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
 
 
 def one_sided_rows(
@@ -177,11 +178,7 @@ def one_sided_rows(
     below = depth + 1
     for child, at, sub, _ in _object_children(cfg, value, where, node, depth):
         kind = type(child)
-        if kind in _ROW_SCALARS or (
-            child is None
-            and not cfg.null_absent
-            and not (cfg.schema_driven and sub is not None and sub.type == OBJECT)
-        ):
+        if kind in _ROW_SCALARS or (child is None and not _null_is_absent(cfg, sub)):
             spec = cfg.spec_at(at.path, sub)
             if spec is None or (not spec.skip and spec.min_score is None):
                 text = rows.one_sided(at.path, at.field, status, child)
