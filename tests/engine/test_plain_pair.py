@@ -21,13 +21,12 @@ from hypothesis import strategies as st
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.comparing.registry import Registry
-from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.metrics.base import Metric
 from pytest_jsonmatch.engine.metrics.structural_f1 import STRUCTURAL_F1
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE
 from tests.helpers.sweeps import sweep
-from tests.helpers.switches import switched
+from tests.helpers.switches import on_and_off, said, switched
 
 SETTINGS = sweep(60)
 
@@ -62,19 +61,8 @@ ANSWERS: list[Any] = [
 ]
 
 
-def outcome(actual: Any, expected: Any, metric: str, **options: Any) -> str:
-    """Everything match_json says of the pair, as exact text, or its error."""
-    try:
-        return fv.exact_repr(match_json(actual, expected, metric, **options))
-    except JsonMatchError as exc:
-        return f"{type(exc).__name__}: {exc}"
-
-
 def both_ways(actual: Any, expected: Any, metric: str, **options: Any) -> tuple[str, str]:
-    on = outcome(actual, expected, metric, **options)
-    with switched(entry, "PLAIN_PAIR", False):
-        off = outcome(actual, expected, metric, **options)
-    return on, off
+    return on_and_off(entry, "PLAIN_PAIR", actual, expected, metric, **options)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -101,17 +89,17 @@ def test_the_route_is_taken_and_the_switch_turns_it_off(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(entry, "_score", counted)
     nulls = {**DAMAGED, "total": None}
-    plain = outcome(nulls, INVOICE, "field_f1")
-    finished = outcome(nulls, INVOICE, "field_f1", post_process=["reclassify_nulls"])
+    plain = said(nulls, INVOICE, "field_f1")
+    finished = said(nulls, INVOICE, "field_f1", post_process=["reclassify_nulls"])
     assert scored == []
     assert finished != plain  # (the null answer an omission: the finish step ran)
-    weighted = outcome(DAMAGED, INVOICE, "field_f1", fields={"total": {"weight": 3}})
+    weighted = said(DAMAGED, INVOICE, "field_f1", fields={"total": {"weight": 3}})
     assert scored == [INVOICE]
     scored.clear()
     with switched(entry, "PLAIN_PAIR", False):
-        assert outcome(nulls, INVOICE, "field_f1") == plain
-        assert outcome(nulls, INVOICE, "field_f1", post_process=["reclassify_nulls"]) == finished
-        assert outcome(DAMAGED, INVOICE, "field_f1", fields={"total": {"weight": 3}}) == weighted
+        assert said(nulls, INVOICE, "field_f1") == plain
+        assert said(nulls, INVOICE, "field_f1", post_process=["reclassify_nulls"]) == finished
+        assert said(DAMAGED, INVOICE, "field_f1", fields={"total": {"weight": 3}}) == weighted
     assert scored == [INVOICE] * 3
 
 

@@ -17,15 +17,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_jsonmatch import evaluate_records, match_json
-from pytest_jsonmatch.engine.core.errors import JsonMatchError
+from pytest_jsonmatch import evaluate_records
 from pytest_jsonmatch.engine.reading import intake
 from pytest_jsonmatch.engine.walking import plain_root
 from pytest_jsonmatch.engine.walking.walk import Walk
 from tests.helpers import fuzz_values as fv
 from tests.helpers.run_records import DAMAGED, INVOICE, Count
 from tests.helpers.sweeps import sweep
-from tests.helpers.switches import switched
+from tests.helpers.switches import on_and_off, said, switched
 
 SETTINGS = sweep(60)
 
@@ -67,19 +66,8 @@ ANSWERS: list[Any] = [
 ]
 
 
-def outcome(actual: Any, expected: Any, metric: str, **options: Any) -> str:
-    """Everything match_json says of the pair, as exact text, or its error."""
-    try:
-        return fv.exact_repr(match_json(actual, expected, metric, **options))
-    except JsonMatchError as exc:
-        return f"{type(exc).__name__}: {exc}"
-
-
 def both_ways(actual: Any, expected: Any, metric: str, **options: Any) -> tuple[str, str]:
-    on = outcome(actual, expected, metric, **options)
-    with switched(plain_root, "PLAIN_ROOT", False):
-        off = outcome(actual, expected, metric, **options)
-    return on, off
+    return on_and_off(plain_root, "PLAIN_ROOT", actual, expected, metric, **options)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -95,12 +83,12 @@ def test_every_root_comes_out_as_run_makes_it(what: str, metric: str) -> None:
 def test_the_cases_reach_the_doors_errors() -> None:
     """Not vacuous: the root's NaN and its key that is not a string are the door's words,
     and so is an answer's NaN under a key json_similarity does not count."""
-    said = outcome(DAMAGED, ROOTS["NaN at the root"], "json_similarity")
-    assert "total: nan in expected is not a JSON number" in said
-    said = outcome(DAMAGED, ROOTS["a key that is not a string"], "json_similarity")
-    assert "key 7 in expected is not a string" in said
-    said = outcome(ANSWERS[-1], INVOICE, "json_similarity")
-    assert "note: nan in actual is not a JSON number" in said
+    text = said(DAMAGED, ROOTS["NaN at the root"], "json_similarity")
+    assert "total: nan in expected is not a JSON number" in text
+    text = said(DAMAGED, ROOTS["a key that is not a string"], "json_similarity")
+    assert "key 7 in expected is not a string" in text
+    text = said(ANSWERS[-1], INVOICE, "json_similarity")
+    assert "note: nan in actual is not a JSON number" in text
 
 
 def test_a_root_of_too_many_keys_is_the_doors_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,14 +117,14 @@ def test_the_root_takes_no_call_of_runs_on(monkeypatch: pytest.MonkeyPatch) -> N
         real(self, expected, *rest)
 
     monkeypatch.setattr(Walk, "from_root", counted)
-    on = outcome(DAMAGED, INVOICE, "json_similarity")
+    on = said(DAMAGED, INVOICE, "json_similarity")
     assert roots == []
-    on_empty = outcome(DAMAGED, {}, "json_similarity")
+    on_empty = said(DAMAGED, {}, "json_similarity")
     assert roots == [{}]
     roots.clear()
     with switched(plain_root, "PLAIN_ROOT", False):
-        assert outcome(DAMAGED, INVOICE, "json_similarity") == on
-        assert outcome(DAMAGED, {}, "json_similarity") == on_empty
+        assert said(DAMAGED, INVOICE, "json_similarity") == on
+        assert said(DAMAGED, {}, "json_similarity") == on_empty
     assert roots == [INVOICE, {}]
 
 
