@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+import types
 
 import pytest
 
@@ -191,7 +192,10 @@ def test_the_key_is_read_from_the_variable_named(server, monkeypatch):
     assert server.auth == ["Bearer sk-test-123"]
 
 
-def test_a_judge_that_is_down_is_asked_once_and_named():
+def test_a_judge_that_is_down_is_asked_once_and_named(monkeypatch):
+    # the backoff's jitter held at its low end (0.25 s, then 0.5 s; 0.5 s then 1 s at most):
+    # the attempts and the name are the promise, not how long the backoff happened to be
+    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed when the block ends: nothing listens there
@@ -212,10 +216,14 @@ def test_a_judge_that_is_down_is_asked_once_and_named():
         REGISTRY.restore(before)
 
 
-def test_evaluate_records_retries_a_429_storm_as_retry_after_says(server):
+def test_evaluate_records_retries_a_429_storm_as_retry_after_says(server, monkeypatch):
     # outside pytest no runner sends the judge's requests: the judge retries them itself,
-    # as the runner would. Two 429s asking for 1 s each, then answers
-    server.storm, server.after = 2, "1"
+    # as the runner would. Two 429s asking for 0.5 s each, then answers (a fractional
+    # Retry-After, as retry_after.py reads it; tests/plugin/test_judge.py keeps an integer
+    # one waited at its full second). The backoff's jitter held at its low end: a judge
+    # that backed off instead of waiting as asked would wait 0.25 s, then 0.5 s
+    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
+    server.storm, server.after = 2, "0.5"
     start = time.monotonic()
     run = evaluate_records(
         [{"s": "ships Monday"}, {"s": "two boxes"}],
@@ -227,20 +235,25 @@ def test_evaluate_records_retries_a_429_storm_as_retry_after_says(server):
     # record 1: two 429s and its answer; record 2: one request
     assert server.total == 4
     assert (REGISTRY.judge.figures.requests, REGISTRY.judge.figures.attempts) == (2, 4)
-    assert took >= 2.0  # both waits Retry-After asked for
+    assert took >= 1.0  # both waits Retry-After asked for
 
 
 def test_a_judge_answering_only_errors_costs_evaluate_records_a_bounded_time(server, monkeypatch):
-    # every request a 503 asking to wait 2 s, against a budget of 3 s of waits (30 s in
-    # use, made smaller here to keep the test short): the second wait would pass the
-    # budget, so the first request gives up after two attempts and the rest are never sent
-    monkeypatch.setattr(sending, "RETRY_BUDGET_S", 3.0)
-    server.storm, server.after, server.status = 1000, "2", 503
+    # every request a 503 asking to wait 0.4 s, against a budget of 0.6 s of waits (30 s
+    # in use, scaled down here with the wait to keep the test short): the second wait would
+    # pass the budget, so the first request gives up after two attempts and the rest are
+    # never sent. (The backoff's jitter held low: backing off, not waiting as asked, would
+    # wait 0.25 s first)
+    monkeypatch.setattr(sending, "RETRY_BUDGET_S", 0.6)
+    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
+    server.storm, server.after, server.status = 1000, "0.4", 503
     start = time.monotonic()
     run = evaluate_records(
         [{"s": f"a{i}"} for i in range(10)], [{"s": f"b{i}"} for i in range(10)], fields={"s": SEM}
     )
-    assert time.monotonic() - start < 3.0 + 10  # the budget, and a generous margin
+    took = time.monotonic() - start
+    assert took >= 0.4  # the one wait the server asked for, within the budget
+    assert took < 0.6 + 10  # the budget, and a generous margin
     assert server.total == 2
     reasons = [r.fields[0].reason for r in run.records]
     assert "HTTP 503" in reasons[0] and "(2 attempts)" in reasons[0]
