@@ -80,9 +80,11 @@ def test_score_loads_the_plugin_and_the_judge(suite):
 
 def test_score_retries_a_429_storm_as_retry_after_says(suite):
     # no runner sends the command's judge requests: the judge retries them itself, waiting
-    # what Retry-After asks (two 429s of 1 s each), and scores as if nothing had happened
+    # what Retry-After asks (two 429s of 0.6 s each: fractional seconds, as retry_after.py
+    # reads them), and scores as if nothing had happened. 0.6 s is past the backoff's first
+    # wait (0.25 to 0.5 s), which a judge backing off instead would wait
     srv = JudgeServer()
-    srv.storm, srv.after = 2, "1"
+    srv.storm, srv.after = 2, "0.6"
     srv.same.add(frozenset(("two boxes, monday", "2 boxes on monday")))
     with serving(srv):
         proc = jsonmatch(
@@ -95,7 +97,8 @@ def test_score_retries_a_429_storm_as_retry_after_says(suite):
     scores = [c["mean_score"] for c in json.loads(proc.stdout)["cases"]]
     assert scores == pytest.approx([1.0, 2 / 3])  # as without the storm (the test above)
     assert srv.total == 4  # record 1: two 429s and its answer; record 2: one request
-    assert srv.started[2] - srv.started[0] >= 2.0  # the waits Retry-After asked for
+    assert srv.started[1] - srv.started[0] >= 0.55  # the first wait as asked, not backed off
+    assert srv.started[2] - srv.started[0] >= 1.2  # the waits Retry-After asked for
 
 
 def test_without_the_plugin_the_schema_is_refused_naming_the_comparator(suite):
