@@ -99,20 +99,22 @@ def _in_thread(call):
 
 
 def test_a_server_dripping_its_reply_is_cut_at_the_timeout():
-    # one byte every 0.3 s of a body over 1,000 bytes: each read is quick, the whole would
-    # take minutes; the attempt's one deadline (1 s) ends it
+    # one byte every 0.1 s of a body over 1,000 bytes: each read is quick, the whole would
+    # take minutes; the attempt's one deadline (0.3 s) ends it
     drip = WireServer("drip")
+    drip.gap = 0.1
     with serving(drip):
-        request = JudgeRequest("judge-1", "{pairs}", 1, drip.url, timeout=1.0)
+        request = JudgeRequest("judge-1", "{pairs}", 1, drip.url, timeout=0.3)
         outcome, ended = _in_thread(lambda: HttpTransport()(request))
-    assert ended, "the attempt outlived its 1 s deadline by 14 s"
+    assert ended, "the attempt outlived its 0.3 s deadline by over 14 s"
     assert isinstance(outcome, JudgeTimeout)
-    assert str(outcome) == f"no answer from {drip.url}/chat/completions within 1 s"
+    assert str(outcome) == f"no answer from {drip.url}/chat/completions within 0.3 s"
     assert 0 < drip.sent < 100  # the body had begun, and was not read to its end
 
 
 def test_jsonmatch_score_ends_a_dripping_judge_at_its_timeout(tmp_path):
     drip = WireServer("drip")
+    drip.gap = 0.1  # each byte well within the deadline of 0.3 s
     (tmp_path / "gold.jsonl").write_text('{"s": "two boxes"}\n')
     (tmp_path / "pred.jsonl").write_text('{"s": "2 boxes"}\n')
     (tmp_path / "s.schema.json").write_text(
@@ -126,18 +128,18 @@ def test_jsonmatch_score_ends_a_dripping_judge_at_its_timeout(tmp_path):
             "--schema",
             "s.schema.json",
             "--judge",
-            f"model=j endpoint={drip.url} timeout=1",
+            f"model=j endpoint={drip.url} timeout=0.3",
             "--format",
             "json",
             cwd=tmp_path,
             timeout=60,  # past it the run hangs: subprocess raises TimeoutExpired
         )
     # the command prints no field's reason: its judge figures say the one request failed,
-    # after one attempt (a timeout is not retried), ended by its 1 s deadline
+    # after one attempt (a timeout is not retried), ended by its 0.3 s deadline
     judge = json.loads(proc.stdout)["run"]["judge"]
     assert (judge["requests"], judge["attempts"], judge["failed_requests"]) == (1, 1, 1)
     assert judge["not_judged"] == 1
-    assert judge["latency_s"] < 10  # a deadline of 1 s; minutes without one
+    assert judge["latency_s"] < 10  # a deadline of 0.3 s; minutes without one
 
 
 def test_a_reply_past_the_cap_is_not_read_whole():
