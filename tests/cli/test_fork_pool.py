@@ -227,9 +227,10 @@ def test_a_worker_is_forked_when_a_task_needs_it_and_holds_what_was_built_before
 
 
 def test_a_worker_that_answers_gets_its_next_task_while_another_is_awaited():
-    """Task 0 takes 1.5 s in one worker; with a window of one task, the other worker goes on
-    with tasks 1, 2 and 3 as it answers each (results still come in order), where taking
-    the results in order before sending more would leave it idle until task 0 ends."""
+    """Task 0 takes 0.75 s in one worker; with a window of one task, the other worker goes
+    on with tasks 1, 2 and 3 as it answers each (results still come in order), where taking
+    the results in order before sending more would leave it idle until task 0 ends. (Tasks
+    1 to 3 take no time: 0.75 s is room for their round trips on a loaded machine.)"""
     out = _run("""
         def timed(i, pause):
             started = time.monotonic()
@@ -237,7 +238,7 @@ def test_a_worker_that_answers_gets_its_next_task_while_another_is_awaited():
             return (os.getpid(), i, started, time.monotonic())
 
         pool = ForkPool(2)
-        tasks = iter([(0, 1.5), (1, 0.0), (2, 0.0), (3, 0.0), (4, 0.0)])
+        tasks = iter([(0, 0.75), (1, 0.0), (2, 0.0), (3, 0.0), (4, 0.0)])
         got = list(pool.map(timed, tasks, window=1))
         pool.close()
         slow_end = got[0][3]
@@ -323,15 +324,16 @@ def test_this_process_takes_the_tasks_no_worker_has_room_for_in_order():
 
 
 def test_the_workers_are_fed_while_this_process_runs_a_long_task():
-    """Task 2 runs here for 0.6 s, calling ``pause`` every 5 ms; the worker (a window of
+    """Task 2 runs here for 0.4 s, calling ``pause`` every 5 ms; the worker (a window of
     two, each of its tasks 20 ms) is given its next tasks meanwhile, up to the pool's bound
     on results waiting (two a window, a hand: 8 placed and not taken, task 2 among them):
-    tasks 3 to 7 start while task 2 runs, task 8 only once its result is taken."""
+    tasks 3 to 7 start while task 2 runs, task 8 only once its result is taken. (Their
+    0.1 s in all leaves task 2 four times that: room for a loaded machine.)"""
     out = _run(
         """
         pool = ForkPool(1)
         def here(i, hold, pause):
-            return ours(i, pause, 0.6 if i == 2 else 0.0)
+            return ours(i, pause, 0.4 if i == 2 else 0.0)
         got = list(pool.map(theirs, iter([(i, 0.02) for i in range(40)]), 2, here))
         pool.close()
         long_one = got[2]
