@@ -121,12 +121,13 @@ def test_a_block_run_alone_waits_for_the_calls_in_flight_and_no_call_starts_besi
         return run
 
     try:
-        runner.submit("ahead", call("ahead", 0.3))
+        # (0.15 s each: room for a free worker to start what it must not, milliseconds)
+        runner.submit("ahead", call("ahead", 0.15))
         assert started.wait(5)
         with runner.alone():
             events.append("alone")
             runner.submit("queued", call("queued", 0))
-            time.sleep(0.3)  # a worker is free, but holds off while the block runs
+            time.sleep(0.15)  # a worker is free, but holds off while the block runs
             assert runner.take("mine", call("mine", 0)).value == "mine"
             events.append("alone ends")
         assert runner.take("queued", call("queued", 0)).value == "queued"
