@@ -227,10 +227,10 @@ def test_a_worker_is_forked_when_a_task_needs_it_and_holds_what_was_built_before
 
 
 def test_a_worker_that_answers_gets_its_next_task_while_another_is_awaited():
-    """Task 0 takes 0.75 s in one worker; with a window of one task, the other worker goes
-    on with tasks 1, 2 and 3 as it answers each (results still come in order), where taking
+    """Task 0 takes 0.5 s in one worker; with a window of one task, the other worker goes on
+    with tasks 1, 2 and 3 as it answers each (results still come in order), where taking
     the results in order before sending more would leave it idle until task 0 ends. (Tasks
-    1 to 3 take no time: 0.75 s is room for their round trips on a loaded machine.)"""
+    1 to 3 take no time: 0.5 s is room for their round trips on a loaded machine.)"""
     out = _run("""
         def timed(i, pause):
             started = time.monotonic()
@@ -238,7 +238,7 @@ def test_a_worker_that_answers_gets_its_next_task_while_another_is_awaited():
             return (os.getpid(), i, started, time.monotonic())
 
         pool = ForkPool(2)
-        tasks = iter([(0, 0.75), (1, 0.0), (2, 0.0), (3, 0.0), (4, 0.0)])
+        tasks = iter([(0, 0.5), (1, 0.0), (2, 0.0), (3, 0.0), (4, 0.0)])
         got = list(pool.map(timed, tasks, window=1))
         pool.close()
         slow_end = got[0][3]
