@@ -495,27 +495,27 @@ def pytest_jsonmatch_target(case, config):
 def test_under_four_xdist_workers_a_rate_limit_holds_for_the_session_at_the_server(
     pytester, server
 ):
-    # rate=360/min for the session, four workers, 12 calls: the server sees each call's start
-    # (the time it says it was sent, on the machine's one monotonic clock) a sixth of a
+    # rate=480/min for the session, four workers, 12 calls: the server sees each call's start
+    # (the time it says it was sent, on the machine's one monotonic clock) an eighth of a
     # second apart, whichever worker made it. Each worker taking a quarter of the rate and
-    # starting at once put 4 calls within 0.03 s; 360/min allows 3 in any 1/3 s (two
-    # intervals: one late start may bunch with the next), 360 a minute
+    # starting at once put 4 calls within 0.03 s; 480/min allows 3 in any 0.25 s (two
+    # intervals), 480 a minute
     pytester.makeconftest(STAMPED_TARGET.replace("{url}", server.url))
     _cases(pytester, [f"/latency?key=k{i}&s=0" for i in range(12)])
     result = pytester.runpytest_subprocess(
-        *ARGS, "-n", "4", "-p", "no:randomly", "--jsonmatch-calls=concurrency=4 rate=360/min"
+        *ARGS, "-n", "4", "-p", "no:randomly", "--jsonmatch-calls=concurrency=4 rate=480/min"
     )
     result.assert_outcomes(passed=12)
     sent, arrived = sorted(server.sent), sorted(server.starts)
     assert len(sent) == len(arrived) == 12
-    most_in_2_intervals = max(sum(1 for t in sent if s <= t < s + 1 / 3) for s in sent)
+    most_in_2_intervals = max(sum(1 for t in sent if s <= t < s + 0.25) for s in sent)
     most_in_60s = max(sum(1 for t in arrived if s <= t < s + 60) for s in arrived)
-    assert most_in_2_intervals <= 3 and most_in_60s <= 360, [round(t - sent[0], 3) for t in sent]
-    # and no slower than the rate needs: 12 starts 1/6 s apart span 11/6 s, not 4 x that
-    # (7.3 s); the bound leaves a loaded machine twice that and a second
-    span = 11 / 6
+    assert most_in_2_intervals <= 3 and most_in_60s <= 480, [round(t - sent[0], 3) for t in sent]
+    # and no slower than the rate needs: 12 starts 1/8 s apart span 11/8 s, not 4 x that
+    # (5.5 s); the bound leaves a loaded machine twice that and a second
+    span = 11 / 8
     assert span * 0.9 < sent[-1] - sent[0] < span * 2 + 1
-    result.stdout.fnmatch_lines(["*360 calls a minute in all, starts spaced across workers*"])
+    result.stdout.fnmatch_lines(["*480 calls a minute in all, starts spaced across workers*"])
 
 
 def test_under_xdist_the_call_limits_hold_for_the_whole_session_and_the_summary_says_so(
