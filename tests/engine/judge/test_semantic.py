@@ -192,10 +192,16 @@ def test_the_key_is_read_from_the_variable_named(server, monkeypatch):
     assert server.auth == ["Bearer sk-test-123"]
 
 
+def jitter_low(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge's backoff jitter held at its low end (0.25 s, then 0.5 s): a wait as
+    ``Retry-After`` asks is then told apart from a backoff."""
+    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
+
+
 def test_a_judge_that_is_down_is_asked_once_and_named(monkeypatch):
     # the backoff's jitter held at its low end (0.25 s, then 0.5 s; 0.5 s then 1 s at most):
     # the attempts and the name are the promise, not how long the backoff happened to be
-    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
+    jitter_low(monkeypatch)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed when the block ends: nothing listens there
@@ -222,7 +228,7 @@ def test_evaluate_records_retries_a_429_storm_as_retry_after_says(server, monkey
     # Retry-After, as retry_after.py reads it; tests/plugin/test_judge.py keeps an integer
     # one waited at its full second). The backoff's jitter held at its low end: a judge
     # that backed off instead of waiting as asked would wait 0.25 s, then 0.5 s
-    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
+    jitter_low(monkeypatch)
     server.storm, server.after = 2, "0.5"
     start = time.monotonic()
     run = evaluate_records(
@@ -245,7 +251,7 @@ def test_a_judge_answering_only_errors_costs_evaluate_records_a_bounded_time(ser
     # never sent. (The backoff's jitter held low: backing off, not waiting as asked, would
     # wait 0.25 s first)
     monkeypatch.setattr(sending, "RETRY_BUDGET_S", 0.6)
-    monkeypatch.setattr(sending, "random", types.SimpleNamespace(random=lambda: 0.0))
+    jitter_low(monkeypatch)
     server.storm, server.after, server.status = 1000, "0.4", 503
     start = time.monotonic()
     run = evaluate_records(
